@@ -1,0 +1,12 @@
+// The chorus subcommands. Each lives in its own file and registers itself on the top-level CLI11 app;
+// its callback runs the job and throws chorus::Error on bad input (main() turns that into exit status 2).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace chorus::cli {
+
+void register_collective_command(CLI::App& app);
+void register_bound_command(CLI::App& app);
+
+}  // namespace chorus::cli
