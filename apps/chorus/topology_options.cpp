@@ -1,0 +1,50 @@
+// Shared topology options (see topology_options.hpp).
+#include "topology_options.hpp"
+
+#include <sstream>
+
+#include "chorus/core/error.hpp"
+#include "chorus/core/parse_units.hpp"
+#include "chorus/topology/load.hpp"
+
+namespace chorus::cli {
+
+void add_topology_options(CLI::App& command, TopologyOptions& options) {
+  command.add_option("--network", options.network, "ASTRA-sim network YAML (topology/npus_count/bandwidth/latency)");
+  command.add_option("--topology", options.topology,
+                     "generator spec (ring:N, uniring:N, fc:N, switch:N, mesh2d:XxY, mesh3d:XxYxZ, torus2d:XxY, "
+                     "torus3d:XxYxZ, hypercube:D, dgx:NODESxGPUS, dims:ring8,fc8,switch8) or an edge-list file");
+  command.add_option("--bandwidth", options.bandwidth, "link bandwidth, e.g. 50GB/s or 50GiB/s; a list per dimension");
+  command.add_option("--latency", options.latency, "link latency, e.g. 500ns or 0.5us; a list per dimension");
+}
+
+namespace {
+
+template <typename T, typename Parse>
+std::vector<T> parse_list(const std::string& text, const std::string& flag, Parse parse) {
+  std::vector<T> out;
+  if (text.empty()) return out;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) out.push_back(parse(item, flag));
+  return out;
+}
+
+}  // namespace
+
+Topology make_topology(const TopologyOptions& options) {
+  if (options.network.empty() == options.topology.empty()) {
+    throw Error("", "--network/--topology", "give exactly one of --network FILE.yml and --topology SPEC|FILE");
+  }
+  TopologyRequest request;
+  request.network_file = options.network;
+  request.spec = options.topology;
+  request.bandwidths = parse_list<Bandwidth>(options.bandwidth, "--bandwidth", parse_bandwidth);
+  request.latencies = parse_list<Time>(options.latency, "--latency", parse_time);
+  if (!options.network.empty() && (!request.bandwidths.empty() || !request.latencies.empty())) {
+    throw Error("", "--bandwidth/--latency", "not allowed with --network; the network file sets them");
+  }
+  return load_topology(request);
+}
+
+}  // namespace chorus::cli
