@@ -1,6 +1,214 @@
-// `chorus collective` (placeholder until implemented).
+// `chorus collective`: simulate one collective on a network and compare it with the lower bound.
+//
+//   chorus collective --network net.yml --system sys.json --collective all_reduce --size 64MiB
+//   chorus collective --topology torus2d:16x16 --bandwidth 50GB/s --latency 500ns --algorithm ring
+//                     --collective all_gather --size 1GiB --json
+#include <chrono>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "chorus/astra/system_config.hpp"
+#include "chorus/collective/algorithm_names.hpp"
+#include "chorus/collective/lower_bound.hpp"
+#include "chorus/core/error.hpp"
+#include "chorus/core/parse_units.hpp"
+#include "chorus/sim/collective_run.hpp"
 #include "commands.hpp"
+#include "topology_options.hpp"
 
 namespace chorus::cli {
-void register_collective_command(CLI::App& app) { app.add_subcommand("collective", "simulate one collective"); }
+
+namespace {
+
+struct CollectiveOptions {
+  TopologyOptions topology;
+  std::string system;
+  std::string collective;
+  std::string size;
+  std::string algorithm;
+  std::string composition;
+  uint32_t splits = 1;
+  uint32_t active_chunks = 1;
+  std::string endpoint_delay;
+  std::string reduction_bandwidth;
+  std::string evaluation = "auto";
+  std::string model = "unaware";
+  bool json = false;
+};
+
+CollectiveKind parse_kind(const std::string& text) {
+  const auto kind = parse_collective_kind(text);
+  if (!kind) {
+    throw Error("", "--collective",
+                fmt::format("unknown collective '{}'; expected all_reduce, reduce_scatter, all_gather or all_to_all", text));
+  }
+  return *kind;
+}
+
+CollectivePlanConfig native_plan(const CollectiveOptions& o) {
+  CollectivePlanConfig config;
+  config.algorithms.clear();
+  std::stringstream list(o.algorithm.empty() ? std::string("ring") : o.algorithm);
+  std::string name;
+  while (std::getline(list, name, ',')) {
+    const ParsedAlgorithm parsed = parse_algorithm_name(name, "", "--algorithm");
+    config.algorithms.push_back(parsed.choice);
+    config.flatten = config.flatten || parsed.flatten;
+  }
+  if (config.algorithms.empty()) throw Error("", "--algorithm", "empty algorithm list");
+  if (config.flatten) config.algorithms.resize(1);
+  if (o.composition.empty() || o.composition == "localBWAware") {
+    config.composition = Composition::LocalBandwidthAware;
+  } else if (o.composition == "baseline") {
+    config.composition = Composition::Baseline;
+  } else {
+    throw Error("", "--composition", fmt::format("unknown composition '{}'; expected baseline or localBWAware", o.composition));
+  }
+  if (o.splits == 0) throw Error("", "--splits", "must be >= 1");
+  if (o.active_chunks == 0) throw Error("", "--active-chunks", "must be >= 1");
+  config.splits = o.splits;
+  config.active_chunks = o.active_chunks;
+  if (!o.endpoint_delay.empty()) config.overheads.endpoint_delay = parse_time(o.endpoint_delay, "--endpoint-delay");
+  if (!o.reduction_bandwidth.empty()) {
+    config.overheads.reduction_bytes_per_s = parse_bandwidth(o.reduction_bandwidth, "--reduction-bandwidth").bytes_per_second();
+  }
+  return config;
+}
+
+Evaluation parse_evaluation(const std::string& text) {
+  if (text == "auto") return Evaluation::Auto;
+  if (text == "symmetric") return Evaluation::Symmetric;
+  if (text == "schedule") return Evaluation::Schedule;
+  throw Error("", "--evaluation", fmt::format("unknown evaluation '{}'; expected auto, symmetric or schedule", text));
+}
+
+std::string algorithm_label(const CollectivePlan& plan) {
+  std::string label;
+  uint32_t last_dim = UINT32_MAX;
+  for (const PlannedPhase& phase : plan.phases) {
+    if (phase.dim == last_dim) continue;
+    bool seen = false;
+    for (const PlannedPhase& q : plan.phases) {
+      if (&q == &phase) break;
+      seen = seen || q.dim == phase.dim;
+    }
+    if (seen) continue;
+    if (!label.empty()) label += ",";
+    label += to_string(phase.spec.algorithm.kind);
+    last_dim = phase.dim;
+  }
+  return label.empty() ? "none" : label;
+}
+
+void run(const CollectiveOptions& o) {
+  if (o.model != "unaware") {
+    throw Error("", "--model", fmt::format("unknown network model '{}'; this build has: unaware", o.model));
+  }
+  const Topology topology = make_topology(o.topology);
+  const CollectiveKind kind = parse_kind(o.collective);
+  const Bytes given = parse_size(o.size, "--size");
+  CollectiveRunOptions options;
+  options.evaluation = parse_evaluation(o.evaluation);
+  Collective collective{kind, given, topology.npu_count()};
+  if (!o.system.empty()) {
+    if (!o.algorithm.empty() || !o.composition.empty() || o.splits != 1 || o.active_chunks != 1 ||
+        !o.endpoint_delay.empty() || !o.reduction_bandwidth.empty()) {
+      throw Error("", "--system", "the system file sets the algorithm, chunking and overheads; drop the other flags");
+    }
+    const AstraSystemConfig system = load_astra_system(o.system);
+    options.plan = system.plan_config(kind);
+    options.astra_compatible = true;
+    // ASTRA-sim's All-Gather size is each NPU's contribution; chorus reports the gathered (NCCL) size.
+    if (kind == CollectiveKind::AllGather) collective.size = given * topology.npu_count();
+  } else {
+    options.plan = native_plan(o);
+  }
+  const auto started = std::chrono::steady_clock::now();
+  const CollectiveRunResult result = run_collective(topology, collective, options);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  std::optional<LowerBound> bound;
+  if (kind == CollectiveKind::AllReduce || kind == CollectiveKind::AllGather || kind == CollectiveKind::ReduceScatter ||
+      kind == CollectiveKind::AllToAll) {
+    BoundOptions bound_options;
+    bound_options.information_bound = false;
+    bound = lower_bound(topology, collective, bound_options);
+  }
+  const double time_ns = static_cast<double>(result.time.picoseconds()) / 1e3;
+  const double algbw = result.time > Time::zero() ? static_cast<double>(collective.size.count()) / result.time.seconds() / 1e9 : 0;
+  const double busbw = algbw * bus_factor(kind, topology.npu_count());
+  if (o.json) {
+    nlohmann::json j;
+    j["collective"] = to_string(kind);
+    j["npus"] = topology.npu_count();
+    j["topology"] = topology.name();
+    j["algorithm"] = algorithm_label(result.plan);
+    j["model"] = "unaware";
+    j["astra_compatible"] = options.astra_compatible;
+    j["size_bytes"] = collective.size.count();
+    j["chunks"] = result.plan.chunks;
+    j["transfers"] = result.transfers;
+    j["evaluation"] = result.evaluation;
+    j["time_ns"] = time_ns;
+    j["algbw_GBps"] = algbw;
+    j["busbw_GBps"] = busbw;
+    if (bound) {
+      j["bound_ns"] = static_cast<double>(bound->bound.picoseconds()) / 1e3;
+      j["bandwidth_bound_ns"] = static_cast<double>(bound->bandwidth_bound.picoseconds()) / 1e3;
+      j["latency_bound_ns"] = static_cast<double>(bound->latency_bound.picoseconds()) / 1e3;
+      j["ratio"] = bound->bound > Time::zero() ? time_ns * 1e3 / static_cast<double>(bound->bound.picoseconds()) : 0.0;
+    } else {
+      j["bound_ns"] = nullptr;
+      j["ratio"] = nullptr;
+    }
+    j["wall_s"] = wall_s;
+    std::cout << j.dump() << "\n";
+    return;
+  }
+  fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(kind), to_string(collective.size), topology.name(),
+             topology.npu_count());
+  fmt::print("algorithm    {} ({} chunks, {} transfers, {} evaluation{})\n", algorithm_label(result.plan),
+             result.plan.chunks, result.transfers, result.evaluation, options.astra_compatible ? ", ASTRA-sim compatible" : "");
+  fmt::print("time         {} ({} ns)\n", to_string(result.time), time_ns);
+  fmt::print("algbw        {:.3f} GB/s\n", algbw);
+  fmt::print("busbw        {:.3f} GB/s\n", busbw);
+  if (bound) {
+    fmt::print("lower bound  {} (bandwidth {}, latency {})\n", to_string(bound->bound), to_string(bound->bandwidth_bound),
+               to_string(bound->latency_bound));
+    if (bound->bound > Time::zero()) {
+      fmt::print("time/bound   {:.3f}\n", static_cast<double>(result.time.picoseconds()) / static_cast<double>(bound->bound.picoseconds()));
+    }
+  }
+}
+
+}  // namespace
+
+void register_collective_command(CLI::App& app) {
+  auto options = std::make_shared<CollectiveOptions>();
+  CLI::App* cmd = app.add_subcommand("collective", "simulate one collective and compare it with the lower bound");
+  add_topology_options(*cmd, options->topology);
+  cmd->add_option("--system", options->system, "ASTRA-sim system JSON: ASTRA-sim compatibility mode");
+  cmd->add_option("--collective", options->collective, "all_reduce | reduce_scatter | all_gather | all_to_all")->required();
+  cmd->add_option("--size", options->size,
+                  "buffer size, e.g. 64MiB (All-Gather: the gathered output; with --system: ASTRA-sim's comm_size, "
+                  "for All-Gather each NPU's contribution)")
+      ->required();
+  cmd->add_option("--algorithm", options->algorithm,
+                  "ring | direct | directN | halvingDoubling | doubleBinaryTree | oneRing | ...; a comma list gives one "
+                  "per dimension (default ring)");
+  cmd->add_option("--composition", options->composition, "multi-dimensional All-Reduce: localBWAware (default) | baseline");
+  cmd->add_option("--splits", options->splits, "chunks per collective (ASTRA-sim preferred-dataset-splits), default 1");
+  cmd->add_option("--active-chunks", options->active_chunks, "chunks in flight per dimension, default 1");
+  cmd->add_option("--endpoint-delay", options->endpoint_delay, "local overhead per message, e.g. 10ns (default 0)");
+  cmd->add_option("--reduction-bandwidth", options->reduction_bandwidth,
+                  "local memory bandwidth for reductions, e.g. 1600GB/s (default: free)");
+  cmd->add_option("--evaluation", options->evaluation, "auto | symmetric | schedule (default auto)");
+  cmd->add_option("--model", options->model, "network model: unaware (default)");
+  cmd->add_flag("--json", options->json, "print one JSON object");
+  cmd->callback([options] { run(*options); });
+}
+
 }  // namespace chorus::cli

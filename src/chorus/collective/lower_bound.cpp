@@ -1,0 +1,713 @@
+// Lower bounds on collective time (see lower_bound.hpp for the formulas and their sources: Zhao & Krishnamurthy,
+// arXiv:2305.18461 §1.1; ForestColl; Dinkelbach 1967; shared/reference/tacos.md §7).
+//
+// The All-Gather cut bound needs λ* = min_{S: 0 < |S ∩ V_c| < N} B+(S) / |S ∩ V_c|. For a sink NPU v, add a source
+// s with an arc of capacity λ to every NPU; the min s-v cut is λN + min_{S ∌ v} [B+(S) - λ|S ∩ V_c|], so a cut
+// below λN is a set S ∌ v with a ratio below λ (Dinkelbach step: λ := that ratio, repeat). λ only decreases, so a
+// sink that found nothing at some λ finds nothing at any later, smaller λ: one pass over the sinks suffices and
+// costs N + (number of improvements) max-flows. Every S contains a non-member NPU, so all sinks make it exact.
+#include "chorus/collective/lower_bound.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <queue>
+#include <span>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "chorus/core/assert.hpp"
+#include "chorus/core/error.hpp"
+
+namespace chorus {
+
+std::string to_string(BoundMethod method) {
+  switch (method) {
+    case BoundMethod::Auto: return "auto";
+    case BoundMethod::AllSinks: return "all_sinks";
+    case BoundMethod::OneSink: return "one_sink";
+    case BoundMethod::BruteForce: return "brute_force";
+    case BoundMethod::SingleNodeCuts: return "single_node_cuts";
+  }
+  return "?";
+}
+
+std::optional<BoundMethod> parse_bound_method(std::string_view text) {
+  if (text == "auto") return BoundMethod::Auto;
+  if (text == "all") return BoundMethod::AllSinks;
+  if (text == "one") return BoundMethod::OneSink;
+  if (text == "brute") return BoundMethod::BruteForce;
+  return std::nullopt;
+}
+
+namespace {
+
+constexpr uint32_t kMaxBruteForceNodes = 20;
+constexpr int64_t kUnreachable = std::numeric_limits<int64_t>::max();
+
+// The links as a plain arc list, optionally transposed (Reduce-Scatter and Reduce are the transposed problems).
+// Capacities are divided by the largest bandwidth so that the solver's tolerances do not depend on units.
+struct CapacityGraph {
+  uint32_t nodes = 0;
+  uint32_t npus = 0;
+  double unit = 1;  // bytes/s of one capacity unit
+  std::vector<uint32_t> src, dst;
+  std::vector<double> capacity;      // normalised
+  std::vector<double> bytes_per_s;   // the same, unnormalised, for the exact final arithmetic
+  std::vector<int64_t> latency_ps;
+  std::vector<uint32_t> out_offset, out_arc;  // CSR of arcs by source, for Dijkstra
+};
+
+CapacityGraph make_capacity_graph(const Topology& topology, bool transposed) {
+  CapacityGraph g;
+  g.nodes = topology.node_count();
+  g.npus = topology.npu_count();
+  for (uint32_t l = 0; l < topology.link_count(); ++l) {
+    g.unit = std::max(g.unit, topology.link_bandwidth(LinkId{l}).bytes_per_second());
+  }
+  g.out_offset.assign(g.nodes + 1, 0);
+  for (uint32_t l = 0; l < topology.link_count(); ++l) {
+    const LinkId link{l};
+    uint32_t from = topology.link_src(link).value, to = topology.link_dst(link).value;
+    if (transposed) std::swap(from, to);
+    g.src.push_back(from);
+    g.dst.push_back(to);
+    g.bytes_per_s.push_back(topology.link_bandwidth(link).bytes_per_second());
+    g.capacity.push_back(g.bytes_per_s.back() / g.unit);
+    g.latency_ps.push_back(topology.link_latency(link).picoseconds());
+    ++g.out_offset[from + 1];
+  }
+  for (uint32_t n = 0; n < g.nodes; ++n) g.out_offset[n + 1] += g.out_offset[n];
+  g.out_arc.resize(g.src.size());
+  std::vector<uint32_t> cursor(g.out_offset.begin(), g.out_offset.end() - 1);
+  for (uint32_t a = 0; a < g.src.size(); ++a) g.out_arc[cursor[g.src[a]]++] = a;
+  return g;
+}
+
+// A node set S with the two numbers every bound needs.
+struct Cut {
+  std::vector<char> member;
+  uint32_t npus = 0;      // |S ∩ V_c|
+  double capacity = 0;    // B+(S), normalised
+  double bandwidth = 0;   // B+(S) in bytes/s, summed from the link values (exact for whole-number bandwidths)
+  double ratio() const { return capacity / npus; }
+};
+
+Cut make_cut(const CapacityGraph& g, std::vector<char> member) {
+  Cut cut;
+  cut.member = std::move(member);
+  for (uint32_t n = 0; n < g.npus; ++n) cut.npus += cut.member[n] ? 1 : 0;
+  for (size_t a = 0; a < g.src.size(); ++a) {
+    if (cut.member[g.src[a]] && !cut.member[g.dst[a]]) {
+      cut.capacity += g.capacity[a];
+      cut.bandwidth += g.bytes_per_s[a];
+    }
+  }
+  return cut;
+}
+
+std::vector<NodeId> members_of(const Cut& cut) {
+  std::vector<NodeId> nodes;
+  for (uint32_t n = 0; n < cut.member.size(); ++n) {
+    if (cut.member[n]) nodes.push_back(NodeId{n});
+  }
+  return nodes;
+}
+
+__extension__ typedef unsigned __int128 Uint128;
+
+// size * p / (q * bandwidth) as a Time rounded DOWN, so that it stays a lower bound. Exact integer arithmetic when
+// the bandwidth is a whole number of bytes/s (what the unit factories give for the usual GB/s and GiB/s values);
+// otherwise double arithmetic minus a relative 1e-12 margin that covers its rounding error.
+Time floor_transfer_time(Bytes size, uint64_t p, uint64_t q, double bandwidth) {
+  const bool exact = bandwidth == std::floor(bandwidth) && bandwidth < 0x1p63 && size.count() < (int64_t{1} << 50) &&
+                     p < (uint64_t{1} << 32) && q < (uint64_t{1} << 32);
+  if (exact) {
+    const Uint128 numerator = Uint128(static_cast<uint64_t>(size.count())) * p * 1'000'000'000'000ULL;  // < 2^122
+    const Uint128 picoseconds = numerator / (Uint128(q) * static_cast<uint64_t>(bandwidth));
+    const auto limit = static_cast<Uint128>(std::numeric_limits<int64_t>::max());
+    return picoseconds >= limit ? Time::max() : Time::ps(static_cast<int64_t>(picoseconds));
+  }
+  const double ps = std::floor(static_cast<double>(size.count()) * static_cast<double>(p) /
+                               (static_cast<double>(q) * bandwidth) * 1e12 * (1 - 1e-12));
+  if (!(ps > 0)) return Time::zero();
+  if (ps >= 0x1p63) return Time::max();
+  return Time::ps(static_cast<int64_t>(ps));
+}
+
+double transfer_seconds(Bytes size, double p, double q, double bandwidth) {
+  return static_cast<double>(size.count()) * p / (q * bandwidth);
+}
+
+// ---- Reachability and latency -------------------------------------------------------------------------------
+
+// Collectives need every NPU to reach every other; switches may be dead ends without harm.
+void require_strongly_connected(const Topology& topology) {
+  for (bool forward : {true, false}) {
+    std::vector<char> seen(topology.node_count(), 0);
+    std::vector<uint32_t> stack{0};
+    seen[0] = 1;
+    while (!stack.empty()) {
+      const NodeId n{stack.back()};
+      stack.pop_back();
+      for (LinkId l : forward ? topology.out_links(n) : topology.in_links(n)) {
+        const uint32_t next = (forward ? topology.link_dst(l) : topology.link_src(l)).value;
+        if (!seen[next]) {
+          seen[next] = 1;
+          stack.push_back(next);
+        }
+      }
+    }
+    for (uint32_t n = 0; n < topology.npu_count(); ++n) {
+      if (seen[n]) continue;
+      const std::string field = forward ? fmt::format("npu {}", n) : "npu 0";
+      throw Error(topology.name(), field,
+                  forward ? "is unreachable from npu 0; a collective cannot complete"
+                          : fmt::format("is unreachable from npu {}; a collective cannot complete", n));
+    }
+  }
+}
+
+// α-distance (ps) from `source` to every node along the arcs.
+std::vector<int64_t> latency_distances(const CapacityGraph& g, uint32_t source) {
+  std::vector<int64_t> dist(g.nodes, kUnreachable);
+  using Entry = std::pair<int64_t, uint32_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  dist[source] = 0;
+  heap.emplace(0, source);
+  while (!heap.empty()) {
+    const auto [d, u] = heap.top();
+    heap.pop();
+    if (d != dist[u]) continue;
+    for (uint32_t i = g.out_offset[u]; i < g.out_offset[u + 1]; ++i) {
+      const uint32_t a = g.out_arc[i];
+      const int64_t candidate = d + g.latency_ps[a];
+      if (candidate < dist[g.dst[a]]) {
+        dist[g.dst[a]] = candidate;
+        heap.emplace(candidate, g.dst[a]);
+      }
+    }
+  }
+  return dist;
+}
+
+int64_t latency_eccentricity(const CapacityGraph& g, uint32_t source) {
+  const std::vector<int64_t> dist = latency_distances(g, source);
+  return *std::max_element(dist.begin(), dist.begin() + g.npus);  // strongly connected: all finite
+}
+
+int64_t latency_diameter(const CapacityGraph& g) {
+  int64_t diameter = 0;
+  for (uint32_t u = 0; u < g.npus; ++u) diameter = std::max(diameter, latency_eccentricity(g, u));
+  return diameter;
+}
+
+// Floyd-Warshall: an independent certificate of the Dijkstra diameter for brute-force mode.
+int64_t latency_diameter_floyd(const CapacityGraph& g) {
+  std::vector<int64_t> d(static_cast<size_t>(g.nodes) * g.nodes, kUnreachable);
+  auto at = [&](uint32_t i, uint32_t j) -> int64_t& { return d[static_cast<size_t>(i) * g.nodes + j]; };
+  for (uint32_t i = 0; i < g.nodes; ++i) at(i, i) = 0;
+  for (size_t a = 0; a < g.src.size(); ++a) at(g.src[a], g.dst[a]) = std::min(at(g.src[a], g.dst[a]), g.latency_ps[a]);
+  for (uint32_t k = 0; k < g.nodes; ++k) {
+    for (uint32_t i = 0; i < g.nodes; ++i) {
+      if (at(i, k) == kUnreachable) continue;
+      for (uint32_t j = 0; j < g.nodes; ++j) {
+        if (at(k, j) != kUnreachable) at(i, j) = std::min(at(i, j), at(i, k) + at(k, j));
+      }
+    }
+  }
+  int64_t diameter = 0;
+  for (uint32_t i = 0; i < g.npus; ++i) {
+    for (uint32_t j = 0; j < g.npus; ++j) diameter = std::max(diameter, at(i, j));
+  }
+  return diameter;
+}
+
+// ---- Max-flow (Dinic, doubles) ------------------------------------------------------------------------------
+
+// Dinic's algorithm with current-arc pointers on the arcs of a CapacityGraph, optionally plus a super source
+// (node index g.nodes) with one arc to every NPU whose capacity is reset per run (the Dinkelbach λ).
+class MaxFlow {
+ public:
+  MaxFlow(const CapacityGraph& g, bool super_source, double epsilon) : graph_nodes_(g.nodes), epsilon_(epsilon) {
+    const uint32_t nodes = g.nodes + (super_source ? 1 : 0);
+    std::vector<std::pair<uint32_t, uint32_t>> arcs;  // (from, to) pairs, forward then reverse
+    std::vector<double> capacities;
+    for (size_t a = 0; a < g.src.size(); ++a) {
+      arcs.emplace_back(g.src[a], g.dst[a]);
+      capacities.push_back(g.capacity[a]);
+    }
+    const size_t first_super = arcs.size();
+    if (super_source) {
+      for (uint32_t n = 0; n < g.npus; ++n) {
+        arcs.emplace_back(g.nodes, n);
+        capacities.push_back(0);
+      }
+    }
+    build(nodes, arcs, capacities);
+    for (size_t a = first_super; a < arcs.size(); ++a) super_arcs_.push_back(forward_slot_[a]);
+  }
+
+  uint32_t super_source() const { return graph_nodes_; }
+
+  void set_super_source_capacity(double capacity) {
+    for (uint32_t slot : super_arcs_) capacity_[slot] = capacity;
+  }
+
+  // Max-flow value from source to sink; stops early once it reaches `enough` (then the cut is not minimal).
+  double run(uint32_t source, uint32_t sink, double enough = std::numeric_limits<double>::infinity()) {
+    residual_ = capacity_;
+    source_ = source;
+    double total = 0;
+    while (total < enough && build_levels(source, sink)) {
+      std::copy(offset_.begin(), offset_.end() - 1, cursor_.begin());
+      for (double pushed; (pushed = augment(source, sink, enough - total)) > epsilon_;) total += pushed;
+    }
+    return total;
+  }
+
+  // After run(): the nodes of the graph (not the super source) reachable from the source in the residual graph,
+  // the source side of a minimum cut.
+  std::vector<char> source_side() const {
+    std::vector<char> seen(offset_.size() - 1, 0);
+    std::vector<uint32_t> stack{source_};
+    seen[source_] = 1;
+    while (!stack.empty()) {
+      const uint32_t u = stack.back();
+      stack.pop_back();
+      for (uint32_t a = offset_[u]; a < offset_[u + 1]; ++a) {
+        if (residual_[a] > epsilon_ && !seen[to_[a]]) {
+          seen[to_[a]] = 1;
+          stack.push_back(to_[a]);
+        }
+      }
+    }
+    seen.resize(graph_nodes_);
+    return seen;
+  }
+
+ private:
+  // CSR arc arrays; each arc's partner (the reverse residual arc) is in reverse_.
+  void build(uint32_t nodes, const std::vector<std::pair<uint32_t, uint32_t>>& arcs, const std::vector<double>& caps) {
+    offset_.assign(nodes + 1, 0);
+    for (const auto& [from, to] : arcs) {
+      ++offset_[from + 1];
+      ++offset_[to + 1];
+    }
+    for (uint32_t n = 0; n < nodes; ++n) offset_[n + 1] += offset_[n];
+    const size_t slots = offset_[nodes];
+    to_.resize(slots);
+    reverse_.resize(slots);
+    capacity_.assign(slots, 0);
+    forward_slot_.resize(arcs.size());
+    std::vector<uint32_t> cursor(offset_.begin(), offset_.end() - 1);
+    for (size_t a = 0; a < arcs.size(); ++a) {
+      const auto [from, to] = arcs[a];
+      const uint32_t forward = cursor[from]++, backward = cursor[to]++;
+      to_[forward] = to;
+      to_[backward] = from;
+      reverse_[forward] = backward;
+      reverse_[backward] = forward;
+      capacity_[forward] = caps[a];
+      forward_slot_[a] = forward;
+    }
+    level_.resize(nodes);
+    cursor_.resize(nodes);
+    queue_.reserve(nodes);
+  }
+
+  // BFS levels over residual arcs; true if the sink is reachable.
+  bool build_levels(uint32_t source, uint32_t sink) {
+    std::fill(level_.begin(), level_.end(), -1);
+    queue_.clear();
+    queue_.push_back(source);
+    level_[source] = 0;
+    for (size_t head = 0; head < queue_.size(); ++head) {
+      const uint32_t u = queue_[head];
+      if (level_[sink] >= 0 && level_[u] >= level_[sink]) break;  // deeper nodes cannot be on a shortest path
+      for (uint32_t a = offset_[u]; a < offset_[u + 1]; ++a) {
+        if (residual_[a] > epsilon_ && level_[to_[a]] < 0) {
+          level_[to_[a]] = level_[u] + 1;
+          queue_.push_back(to_[a]);
+        }
+      }
+    }
+    return level_[sink] >= 0;
+  }
+
+  // Pushes up to `limit` along level-increasing residual arcs (a blocking-flow DFS with current arcs).
+  double augment(uint32_t u, uint32_t sink, double limit) {
+    if (u == sink) return limit;
+    double pushed = 0;
+    for (uint32_t& a = cursor_[u]; a < offset_[u + 1]; ++a) {
+      const uint32_t v = to_[a];
+      if (level_[v] != level_[u] + 1 || residual_[a] <= epsilon_) continue;
+      const double got = augment(v, sink, std::min(limit - pushed, residual_[a]));
+      if (got <= 0) continue;
+      residual_[a] -= got;
+      residual_[reverse_[a]] += got;
+      pushed += got;
+      if (limit - pushed <= epsilon_) return pushed;  // keep the cursor here: this arc may have room left
+    }
+    return pushed;
+  }
+
+  uint32_t graph_nodes_;
+  double epsilon_;
+  uint32_t source_ = 0;
+  std::vector<uint32_t> offset_, to_, reverse_, forward_slot_, super_arcs_;
+  std::vector<double> capacity_, residual_;
+  std::vector<int32_t> level_;
+  std::vector<uint32_t> cursor_, queue_;
+};
+
+// ---- Cut searches -------------------------------------------------------------------------------------------
+
+// The best of the 2N cuts that need no search: one NPU ({u}, bounded by its out-links) and all but one NPU
+// (V \ {v}, bounded by v's in-links). The latter binds on every homogeneous topology of tacos.md §7, so Dinkelbach
+// usually starts at the optimum and each sink needs a single max-flow to confirm it.
+Cut best_simple_gather_cut(const CapacityGraph& g) {
+  std::vector<double> out(g.nodes, 0), in(g.nodes, 0);
+  for (size_t a = 0; a < g.src.size(); ++a) {
+    out[g.src[a]] += g.capacity[a];
+    in[g.dst[a]] += g.capacity[a];
+  }
+  uint32_t best_node = 0;
+  bool best_is_complement = false;
+  double best_ratio = std::numeric_limits<double>::infinity();
+  for (uint32_t n = 0; n < g.npus; ++n) {
+    if (out[n] < best_ratio) std::tie(best_ratio, best_node, best_is_complement) = std::tuple(out[n], n, false);
+    const double complement = in[n] / (g.npus - 1);
+    if (complement < best_ratio) std::tie(best_ratio, best_node, best_is_complement) = std::tuple(complement, n, true);
+  }
+  std::vector<char> member(g.nodes, best_is_complement ? 1 : 0);
+  member[best_node] = best_is_complement ? 0 : 1;
+  return make_cut(g, std::move(member));
+}
+
+// min ratio over S ∌ v for v in `sinks` (Dinkelbach, see the top of the file).
+Cut gather_cut_by_flows(const CapacityGraph& g, std::span<const uint32_t> sinks, const Tolerance& tolerance,
+                        uint32_t& max_flows) {
+  Cut best = best_simple_gather_cut(g);
+  MaxFlow flow(g, /*super_source=*/true, tolerance.residual);
+  const double keep = 1 - tolerance.relative;
+  for (uint32_t sink : sinks) {
+    for (int step = 0;; ++step) {
+      CHORUS_ASSERT(step < 100000, "Dinkelbach did not converge at sink {}", sink);
+      const double lambda = best.ratio();
+      flow.set_super_source_capacity(lambda);
+      const double value = flow.run(flow.super_source(), sink);
+      ++max_flows;
+      if (value >= lambda * g.npus * keep) break;
+      Cut found = make_cut(g, flow.source_side());
+      // Re-evaluated exactly: a cut that only looks better through rounding ends the search for this sink.
+      if (found.npus == 0 || !(found.ratio() < lambda * keep)) break;
+      best = std::move(found);
+    }
+  }
+  return best;
+}
+
+// Calls visit(mask, npus, capacity) for every node subset; capacity = B+(S), normalised.
+template <typename Visit>
+void for_each_subset(const CapacityGraph& g, const std::string& source, Visit&& visit) {
+  if (g.nodes > kMaxBruteForceNodes) {
+    throw Error(source, "method",
+                fmt::format("brute force enumerates 2^nodes subsets; {} nodes is more than the {} allowed", g.nodes,
+                            kMaxBruteForceNodes));
+  }
+  for (uint32_t mask = 0; mask < (1u << g.nodes); ++mask) {
+    const auto npus = static_cast<uint32_t>(std::popcount(mask & ((1u << g.npus) - 1)));
+    double capacity = 0;
+    for (size_t a = 0; a < g.src.size(); ++a) {
+      if ((mask >> g.src[a] & 1) && !(mask >> g.dst[a] & 1)) capacity += g.capacity[a];
+    }
+    visit(mask, npus, capacity);
+  }
+}
+
+Cut cut_from_mask(const CapacityGraph& g, uint32_t mask) {
+  std::vector<char> member(g.nodes, 0);
+  for (uint32_t n = 0; n < g.nodes; ++n) member[n] = (mask >> n & 1) ? 1 : 0;
+  return make_cut(g, std::move(member));
+}
+
+// Picks the subset maximising score(npus, capacity) among those with 0 < npus < N and accept(mask).
+template <typename Score, typename Accept>
+Cut best_subset(const CapacityGraph& g, const std::string& source, Score&& score, Accept&& accept) {
+  uint32_t best_mask = 0;
+  double best_score = -1;
+  for_each_subset(g, source, [&](uint32_t mask, uint32_t npus, double capacity) {
+    if (npus == 0 || npus == g.npus || !accept(mask)) return;
+    const double s = score(npus, capacity);
+    if (s > best_score) std::tie(best_score, best_mask) = std::tuple(s, mask);
+  });
+  return cut_from_mask(g, best_mask);
+}
+
+Cut gather_cut_brute_force(const CapacityGraph& g, const std::string& source) {
+  return best_subset(
+      g, source, [](uint32_t npus, double capacity) { return npus / capacity; }, [](uint32_t) { return true; });
+}
+
+// min B+(S) over S containing `root` but not every NPU (Broadcast; Reduce on the transpose): N-1 max-flows.
+Cut rooted_cut_by_flows(const CapacityGraph& g, uint32_t root, const Tolerance& tolerance, uint32_t& max_flows) {
+  MaxFlow flow(g, /*super_source=*/false, tolerance.residual);
+  std::optional<Cut> best;
+  for (uint32_t v = 0; v < g.npus; ++v) {
+    if (v == root) continue;
+    const double enough = best ? best->capacity : std::numeric_limits<double>::infinity();
+    const double value = flow.run(root, v, enough);
+    ++max_flows;
+    if (value >= enough * (1 - tolerance.relative)) continue;
+    Cut found = make_cut(g, flow.source_side());
+    if (!best || found.capacity < best->capacity) best = std::move(found);
+  }
+  return std::move(*best);
+}
+
+// min over S with 0 < |S ∩ V_c| < N of B+(S). Such an S either holds NPU 0 and misses some NPU v, or misses NPU 0
+// and holds some NPU v, so 2(N-1) max-flows against NPU 0 cover every S.
+Cut separating_cut_by_flows(const CapacityGraph& g, const Tolerance& tolerance, uint32_t& max_flows) {
+  MaxFlow flow(g, /*super_source=*/false, tolerance.residual);
+  std::optional<Cut> best;
+  for (uint32_t v = 1; v < g.npus; ++v) {
+    for (auto [from, to] : {std::pair(0u, v), std::pair(v, 0u)}) {
+      const double enough = best ? best->capacity : std::numeric_limits<double>::infinity();
+      const double value = flow.run(from, to, enough);  // stops early once it cannot improve on `best`
+      ++max_flows;
+      if (value >= enough * (1 - tolerance.relative)) continue;
+      Cut found = make_cut(g, flow.source_side());
+      if (!best || found.capacity < best->capacity) best = std::move(found);
+    }
+  }
+  return std::move(*best);
+}
+
+Cut separating_cut_brute_force(const CapacityGraph& g, const std::string& source) {
+  return best_subset(
+      g, source, [](uint32_t, double capacity) { return 1 / capacity; }, [](uint32_t) { return true; });
+}
+
+// ---- Symmetry -----------------------------------------------------------------------------------------------
+
+using LinkKey = std::tuple<uint32_t, uint32_t, double, int64_t>;
+
+std::vector<LinkKey> sorted_links(const Topology& topology, uint32_t stride, uint32_t size) {
+  auto shift = [&](NodeId n) {
+    if (size == 0) return n.value;
+    const uint32_t coordinate = n.value / stride % size;
+    return coordinate + 1 == size ? n.value - coordinate * stride : n.value + stride;
+  };
+  std::vector<LinkKey> keys;
+  for (uint32_t l = 0; l < topology.link_count(); ++l) {
+    const LinkId link{l};
+    keys.emplace_back(shift(topology.link_src(link)), shift(topology.link_dst(link)),
+                      topology.link_bandwidth(link).bytes_per_second(), topology.link_latency(link).picoseconds());
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+}  // namespace
+
+// A unit translation along one dimension maps every NPU coordinate c_d to c_d + 1 (mod size). If it maps the
+// multiset of links (with their bandwidth and latency) onto itself it is an automorphism; translations along all
+// dimensions generate a group that is transitive on the NPUs. Then any cut S ∌ u maps to a cut of equal ratio
+// that excludes NPU 0, so the single sink 0 sees every ratio (and NPU 0's eccentricity is the diameter). Merely
+// having uniform links or identical per-NPU bandwidth multisets would not prove this, hence the explicit check;
+// it also rejects topologies whose links disagree with their declared dimensions.
+bool npus_provably_symmetric(const Topology& topology) {
+  if (!topology.is_dimensional() || topology.node_count() != topology.npu_count()) return false;
+  const std::vector<LinkKey> links = sorted_links(topology, 1, 0);
+  uint32_t stride = 1;
+  for (const Dimension& dim : topology.dimensions()) {
+    if (dim.size > 1 && sorted_links(topology, stride, dim.size) != links) return false;
+    stride *= dim.size;
+  }
+  return true;
+}
+
+namespace {
+
+// ---- Assembling the bounds ----------------------------------------------------------------------------------
+
+struct Context {
+  const Topology& topology;
+  const Collective& collective;
+  const BoundOptions& options;
+  BoundMethod method;
+  LowerBound& result;
+};
+
+CutBound to_cut_bound(const Cut& cut, Bytes size, uint32_t npus) {
+  CutBound b;
+  b.seconds = transfer_seconds(size, cut.npus, npus, cut.bandwidth);
+  b.time = floor_transfer_time(size, cut.npus, npus, cut.bandwidth);
+  b.cut = members_of(cut);
+  b.cut_npus = cut.npus;
+  b.cut_bandwidth = cut.bandwidth;
+  return b;
+}
+
+// T*_AG on g (T*_RS when g is transposed).
+CutBound gather_bound(const Context& c, const CapacityGraph& g) {
+  Cut cut;
+  if (c.method == BoundMethod::BruteForce) {
+    cut = gather_cut_brute_force(g, c.topology.name());
+  } else {
+    std::vector<uint32_t> sinks;
+    for (uint32_t n = 0; n < (c.method == BoundMethod::OneSink ? 1 : g.npus); ++n) sinks.push_back(n);
+    cut = gather_cut_by_flows(g, sinks, c.options.tolerance, c.result.max_flows);
+  }
+  return to_cut_bound(cut, c.collective.size, g.npus);
+}
+
+// The α-diameter over NPU pairs; with one sink, NPU 0's eccentricity (equal on NPU-transitive graphs, a valid
+// bound on any graph since NPU 0's data must reach every NPU).
+Time phase_latency(const Context& c, const CapacityGraph& g) {
+  switch (c.method) {
+    case BoundMethod::BruteForce: return Time::ps(latency_diameter_floyd(g));
+    case BoundMethod::OneSink: return Time::ps(latency_eccentricity(g, 0));
+    default: return Time::ps(latency_diameter(g));
+  }
+}
+
+void set_worst_cut(LowerBound& r, const Cut& cut) {
+  r.worst_cut = members_of(cut);
+  r.worst_cut_npus = cut.npus;
+}
+
+void bound_gather_or_scatter(const Context& c, bool scatter) {
+  const CapacityGraph g = make_capacity_graph(c.topology, scatter);
+  CutBound cut = gather_bound(c, g);
+  LowerBound& r = c.result;
+  r.bandwidth_bound = cut.time;
+  r.latency_bound = phase_latency(c, g);
+  r.bound = std::max(r.bandwidth_bound, r.latency_bound);
+  r.worst_cut = cut.cut;
+  r.worst_cut_npus = cut.cut_npus;
+  (scatter ? r.reduce_scatter : r.all_gather) = std::move(cut);
+}
+
+// max(M / min_S B+(S), α-diameter) over S separating the NPUs: any algorithm must move M bytes of information
+// across every such cut (both directions, and B-(S) = B+(V \ S), so B+ alone covers min(B+, B-)).
+Time information_bound(const Context& c, const CapacityGraph& g, Time latency) {
+  const Cut cut = c.method == BoundMethod::BruteForce
+                      ? separating_cut_brute_force(g, c.topology.name())
+                      : separating_cut_by_flows(g, c.options.tolerance, c.result.max_flows);
+  return std::max(floor_transfer_time(c.collective.size, 1, 1, cut.bandwidth), latency);
+}
+
+void bound_all_reduce(const Context& c) {
+  const CapacityGraph forward = make_capacity_graph(c.topology, false);
+  const CapacityGraph transposed = make_capacity_graph(c.topology, true);
+  CutBound gather = gather_bound(c, forward);
+  CutBound scatter = gather_bound(c, transposed);
+  const Time latency = phase_latency(c, forward);
+  LowerBound& r = c.result;
+  r.bandwidth_bound = scatter.time + gather.time;
+  r.latency_bound = latency * 2;
+  r.bound = std::max(scatter.time, latency) + std::max(gather.time, latency);
+  if (c.options.information_bound) r.information_bound = information_bound(c, forward, latency);
+  r.worst_cut = gather.cut;
+  r.worst_cut_npus = gather.cut_npus;
+  r.all_gather = std::move(gather);
+  r.reduce_scatter = std::move(scatter);
+}
+
+// Every NPU pair exchanges M/N, so S must send (M/N)|S ∩ V_c||V_c \ S| out through B+(S).
+void bound_all_to_all(const Context& c) {
+  const CapacityGraph g = make_capacity_graph(c.topology, false);
+  const uint64_t n = g.npus;
+  auto pairs = [n](uint32_t npus) { return static_cast<uint64_t>(npus) * (n - npus); };
+  Cut cut;
+  LowerBound& r = c.result;
+  if (c.method == BoundMethod::BruteForce) {
+    cut = best_subset(
+        g, c.topology.name(), [&](uint32_t npus, double capacity) { return pairs(npus) / capacity; },
+        [](uint32_t) { return true; });
+    r.latency_bound = Time::ps(latency_diameter_floyd(g));
+  } else {
+    // Both single-NPU cut families have |S ∩ V_c||V_c \ S| = N - 1, so the best simple gather cut is the best.
+    cut = best_simple_gather_cut(g);
+    r.method = BoundMethod::SingleNodeCuts;
+    r.latency_bound = Time::ps(latency_diameter(g));
+  }
+  r.bandwidth_bound = floor_transfer_time(c.collective.size, pairs(cut.npus), n, cut.bandwidth);
+  r.bound = std::max(r.bandwidth_bound, r.latency_bound);
+  set_worst_cut(r, cut);
+}
+
+// Broadcast from the root (Reduce: to the root, i.e. Broadcast on the transpose).
+void bound_rooted(const Context& c, bool reduce) {
+  const CapacityGraph g = make_capacity_graph(c.topology, reduce);
+  const uint32_t root = c.options.root.value;
+  Cut cut;
+  LowerBound& r = c.result;
+  if (c.method == BoundMethod::BruteForce) {
+    cut = best_subset(
+        g, c.topology.name(), [](uint32_t, double capacity) { return 1 / capacity; },
+        [root](uint32_t mask) { return (mask >> root & 1) != 0; });
+  } else {
+    cut = rooted_cut_by_flows(g, root, c.options.tolerance, r.max_flows);
+    r.method = BoundMethod::AllSinks;  // one max-flow per non-root NPU is exact on any graph
+  }
+  r.bandwidth_bound = floor_transfer_time(c.collective.size, 1, 1, cut.bandwidth);
+  r.latency_bound = Time::ps(latency_eccentricity(g, root));
+  r.bound = std::max(r.bandwidth_bound, r.latency_bound);
+  set_worst_cut(r, cut);
+}
+
+void validate(const Topology& topology, const Collective& collective, const BoundOptions& options) {
+  if (collective.size < Bytes(0)) {
+    throw Error(topology.name(), "size", fmt::format("is {} bytes; must be >= 0", collective.size.count()));
+  }
+  if (collective.npus != 0 && collective.npus != topology.npu_count()) {
+    throw Error(topology.name(), "npus",
+                fmt::format("the collective spans {} NPUs but the topology has {}; bounds cover all NPUs",
+                            collective.npus, topology.npu_count()));
+  }
+  const bool rooted = collective.kind == CollectiveKind::Broadcast || collective.kind == CollectiveKind::Reduce;
+  if (rooted && !topology.is_npu(options.root)) {
+    throw Error(topology.name(), "root",
+                fmt::format("node {} is not an NPU (the topology has {} NPUs)", options.root.value, topology.npu_count()));
+  }
+  require_strongly_connected(topology);
+}
+
+BoundMethod resolve_method(const Topology& topology, BoundMethod requested) {
+  if (requested != BoundMethod::Auto) return requested;
+  return npus_provably_symmetric(topology) ? BoundMethod::OneSink : BoundMethod::AllSinks;
+}
+
+}  // namespace
+
+LowerBound lower_bound(const Topology& topology, const Collective& collective, const BoundOptions& options) {
+  validate(topology, collective, options);
+  LowerBound result;
+  result.collective = collective.kind;
+  result.size = collective.size;
+  result.npus = topology.npu_count();
+  result.method = resolve_method(topology, options.method);
+  if (result.method == BoundMethod::SingleNodeCuts) {
+    throw Error(topology.name(), "method", "single_node_cuts is a reported method, not one to ask for");
+  }
+  if (topology.npu_count() == 1) return result;  // nothing to move: every bound is zero
+  const Context context{topology, collective, options, result.method, result};
+  switch (collective.kind) {
+    case CollectiveKind::AllGather: bound_gather_or_scatter(context, false); break;
+    case CollectiveKind::ReduceScatter: bound_gather_or_scatter(context, true); break;
+    case CollectiveKind::AllReduce: bound_all_reduce(context); break;
+    case CollectiveKind::AllToAll: bound_all_to_all(context); break;
+    case CollectiveKind::Broadcast: bound_rooted(context, false); break;
+    case CollectiveKind::Reduce: bound_rooted(context, true); break;
+  }
+  return result;
+}
+
+}  // namespace chorus

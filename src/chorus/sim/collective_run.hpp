@@ -1,0 +1,38 @@
+// Runs one collective on a topology under the congestion-unaware model and reports its time.
+//
+// The recipe: plan the chunks and phases (plan_collective), then either evaluate the plan symmetrically
+// (exact and fast on symmetric dimensions) or build the whole Schedule and run it through the network model.
+// Evaluation::Auto picks the symmetric path when it applies.
+//
+//   CollectiveRunResult r = run_collective(topology, {CollectiveKind::AllReduce, Bytes::mib(64), n}, options);
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "chorus/collective/hierarchical.hpp"
+#include "chorus/topology/topology.hpp"
+
+namespace chorus {
+
+enum class Evaluation : uint8_t { Auto, Symmetric, Schedule };
+
+struct CollectiveRunOptions {
+  CollectivePlanConfig plan;
+  // ASTRA-sim compatibility: DimensionalCost with ASTRA-sim's whole-ns truncation for every message.
+  bool astra_compatible = false;
+  Evaluation evaluation = Evaluation::Auto;
+};
+
+struct CollectiveRunResult {
+  Time time;
+  CollectivePlan plan;
+  uint64_t transfers = 0;
+  std::string evaluation;  // "symmetric" or "schedule"
+  size_t schedule_bytes = 0;  // memory of the materialised schedule (0 on the symmetric path)
+};
+
+CollectiveRunResult run_collective(const Topology& topology, const Collective& collective,
+                                   const CollectiveRunOptions& options);
+
+}  // namespace chorus
