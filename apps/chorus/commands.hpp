@@ -8,5 +8,7 @@ namespace chorus::cli {
 
 void register_collective_command(CLI::App& app);
 void register_bound_command(CLI::App& app);
+void register_llm_command(CLI::App& app);
+void register_netopt_command(CLI::App& app);
 
 }  // namespace chorus::cli

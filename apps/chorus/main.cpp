@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "chorus 0.1.0");
   chorus::cli::register_collective_command(app);
   chorus::cli::register_bound_command(app);
+  chorus::cli::register_llm_command(app);
+  chorus::cli::register_netopt_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
