@@ -1,6 +1,125 @@
-// `chorus bound`: lower bounds on a collective's time for a topology (placeholder until implemented).
+// `chorus bound`: lower bounds on a collective's time for a topology (cut bound of Zhao & Krishnamurthy,
+// arXiv:2305.18461 §1.1, plus the α-diameter; see chorus/collective/lower_bound.hpp).
+//
+//   chorus bound --topology torus2d:32x32 --bandwidth 50GiB/s --latency 0.5us --collective all_gather --size 1GiB
+//   chorus bound --topology tacos-inputs/dgxlike_8x8.txt --collective all_reduce --size 1GiB --sinks all --json
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "chorus/collective/collective.hpp"
+#include "chorus/collective/lower_bound.hpp"
+#include "chorus/core/error.hpp"
+#include "chorus/core/parse_units.hpp"
 #include "commands.hpp"
+#include "topology_options.hpp"
 
 namespace chorus::cli {
-void register_bound_command(CLI::App& app) { app.add_subcommand("bound", "lower bounds for a collective on a topology"); }
+
+namespace {
+
+struct BoundCommandOptions {
+  TopologyOptions topology;
+  std::string collective;
+  std::string size;
+  std::string sinks = "auto";
+  uint32_t root = 0;
+  bool json = false;
+};
+
+CollectiveKind parse_kind(const std::string& text) {
+  const std::optional<CollectiveKind> kind = parse_collective_kind(text);
+  if (!kind) {
+    throw Error("", "--collective",
+                fmt::format("unknown collective '{}'; expected all_reduce, reduce_scatter, all_gather, all_to_all, "
+                            "broadcast or reduce",
+                            text));
+  }
+  return *kind;
+}
+
+BoundMethod parse_sinks(const std::string& text) {
+  const std::optional<BoundMethod> method = parse_bound_method(text);
+  if (!method)
+    throw Error("", "--sinks", fmt::format("unknown value '{}'; expected auto, all, one or brute", text));
+  return *method;
+}
+
+double nanoseconds(Time t) {
+  return static_cast<double>(t.picoseconds()) / 1e3;
+}
+
+void print_json(const LowerBound& b, const Topology& topology) {
+  nlohmann::json j;
+  j["collective"] = to_string(b.collective);
+  j["topology"] = topology.name();
+  j["size_bytes"] = b.size.count();
+  j["npus"] = b.npus;
+  j["method"] = to_string(b.method);
+  j["bound_ns"] = nanoseconds(b.bound);
+  j["bandwidth_bound_ns"] = nanoseconds(b.bandwidth_bound);
+  j["latency_bound_ns"] = nanoseconds(b.latency_bound);
+  j["worst_cut_npus"] = b.worst_cut_npus;
+  j["worst_cut_nodes"] = b.worst_cut.size();
+  if (b.all_gather)
+    j["all_gather_bandwidth_bound_ns"] = nanoseconds(b.all_gather->time);
+  if (b.reduce_scatter)
+    j["reduce_scatter_bandwidth_bound_ns"] = nanoseconds(b.reduce_scatter->time);
+  j["information_bound_ns"] = b.information_bound ? nlohmann::json(nanoseconds(*b.information_bound)) : nullptr;
+  j["max_flows"] = b.max_flows;
+  std::cout << j.dump() << "\n";
+}
+
+void print_text(const LowerBound& b, const Topology& topology) {
+  fmt::print("collective         {} of {} on {} ({} NPUs, method {})\n", to_string(b.collective), to_string(b.size),
+             topology.name(), b.npus, to_string(b.method));
+  fmt::print("bandwidth bound    {:.3f} us\n", b.bandwidth_bound.microseconds());
+  fmt::print("latency bound      {:.3f} us\n", b.latency_bound.microseconds());
+  fmt::print("bound              {:.3f} us\n", b.bound.microseconds());
+  fmt::print("worst cut size     {} NPUs\n", b.worst_cut_npus);
+  if (b.information_bound)
+    fmt::print("information bound  {:.3f} us\n", b.information_bound->microseconds());
+}
+
+void run_bound(const BoundCommandOptions& o) {
+  const CollectiveKind kind = parse_kind(o.collective);
+  const Bytes size = parse_size(o.size, "--size");
+  BoundOptions options;
+  options.method = parse_sinks(o.sinks);
+  options.root = NodeId{o.root};
+  const Topology topology = make_topology(o.topology);
+  const LowerBound b = lower_bound(topology, Collective{kind, size, topology.npu_count()}, options);
+  if (o.json) {
+    print_json(b, topology);
+  } else {
+    print_text(b, topology);
+  }
+}
+
+}  // namespace
+
+void register_bound_command(CLI::App& app) {
+  // shared_ptr: CLI11 keeps the callback beyond this function, and the options must live as long.
+  auto options = std::make_shared<BoundCommandOptions>();
+  CLI::App* command = app.add_subcommand("bound", "lower bounds for a collective on a topology");
+  add_topology_options(*command, options->topology);
+  command
+      ->add_option("--collective", options->collective,
+                   "all_reduce, all_gather, reduce_scatter, all_to_all, "
+                   "broadcast or reduce")
+      ->required();
+  command->add_option("--size", options->size, "NCCL size: AG = gathered output, RS = input, AR = vector (e.g. 1GiB)")
+      ->required();
+  command->add_option("--sinks", options->sinks,
+                      "auto (one sink when the NPUs are provably symmetric), all (exact), one (exact on "
+                      "NPU-transitive graphs, a valid bound always) or brute (<= 20 nodes)");
+  command->add_option("--root", options->root, "root NPU of broadcast / reduce (default 0)");
+  command->add_flag("--json", options->json, "print one JSON object");
+  command->callback([options] { run_bound(*options); });
+}
+
 }  // namespace chorus::cli

@@ -36,6 +36,7 @@ struct CollectiveOptions {
   std::string reduction_bandwidth;
   std::string evaluation = "auto";
   std::string model = "unaware";
+  std::string link_stats;
   bool json = false;
 };
 
@@ -104,14 +105,15 @@ std::string algorithm_label(const CollectivePlan& plan) {
 }
 
 void run(const CollectiveOptions& o) {
-  if (o.model != "unaware") {
-    throw Error("", "--model", fmt::format("unknown network model '{}'; this build has: unaware", o.model));
-  }
+  const auto model = parse_network_model(o.model);
+  if (!model) throw Error("", "--model", fmt::format("unknown network model '{}'; expected unaware, aware or flow", o.model));
   const Topology topology = make_topology(o.topology);
   const CollectiveKind kind = parse_kind(o.collective);
   const Bytes given = parse_size(o.size, "--size");
   CollectiveRunOptions options;
   options.evaluation = parse_evaluation(o.evaluation);
+  options.model = *model;
+  options.collect_link_stats = !o.link_stats.empty();
   Collective collective{kind, given, topology.npu_count()};
   if (!o.system.empty()) {
     if (!o.algorithm.empty() || !o.composition.empty() || o.splits != 1 || o.active_chunks != 1 ||
@@ -130,6 +132,10 @@ void run(const CollectiveOptions& o) {
   const CollectiveRunResult result = run_collective(topology, collective, options);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
+  if (!o.link_stats.empty()) {
+    if (!result.links) throw Error("", "--link-stats", "per-link statistics need --model aware or flow");
+    write_link_stats_csv(o.link_stats, topology, *result.links, result.time);
+  }
   std::optional<LowerBound> bound;
   if (kind == CollectiveKind::AllReduce || kind == CollectiveKind::AllGather || kind == CollectiveKind::ReduceScatter ||
       kind == CollectiveKind::AllToAll) {
@@ -146,7 +152,7 @@ void run(const CollectiveOptions& o) {
     j["npus"] = topology.npu_count();
     j["topology"] = topology.name();
     j["algorithm"] = algorithm_label(result.plan);
-    j["model"] = "unaware";
+    j["model"] = to_string(options.model);
     j["astra_compatible"] = options.astra_compatible;
     j["size_bytes"] = collective.size.count();
     j["chunks"] = result.plan.chunks;
@@ -165,6 +171,10 @@ void run(const CollectiveOptions& o) {
       j["ratio"] = nullptr;
     }
     j["wall_s"] = wall_s;
+    if (result.events > 0) {
+      j["events"] = result.events;
+      j["events_per_s"] = wall_s > 0 ? static_cast<double>(result.events) / wall_s : 0.0;
+    }
     std::cout << j.dump() << "\n";
     return;
   }
@@ -206,7 +216,8 @@ void register_collective_command(CLI::App& app) {
   cmd->add_option("--reduction-bandwidth", options->reduction_bandwidth,
                   "local memory bandwidth for reductions, e.g. 1600GB/s (default: free)");
   cmd->add_option("--evaluation", options->evaluation, "auto | symmetric | schedule (default auto)");
-  cmd->add_option("--model", options->model, "network model: unaware (default)");
+  cmd->add_option("--model", options->model, "network model: unaware (default) | aware | flow");
+  cmd->add_option("--link-stats", options->link_stats, "write per-link statistics (aware, flow) to this CSV file");
   cmd->add_flag("--json", options->json, "print one JSON object");
   cmd->callback([options] { run(*options); });
 }

@@ -37,7 +37,7 @@ LowerBound bound_of(const Topology& t, CollectiveKind kind, BoundMethod method =
 
 Topology ring(uint32_t n, bool bidirectional, bool with_dimensions = false) {
   TopologyBuilder b(bidirectional ? "ring" : "uniring", n);
-  for (uint32_t i = 0; i < n; ++i) {
+  for (uint32_t i = 0; i < (n == 2 ? 1 : n); ++i) {  // a ring of 2 is a single pair, as in the generators
     const NodeId a{i}, next{(i + 1) % n};
     if (bidirectional) {
       b.add_duplex(a, next, kB, kAlpha);
@@ -45,7 +45,8 @@ Topology ring(uint32_t n, bool bidirectional, bool with_dimensions = false) {
       b.add_link(a, next, kB, kAlpha);
     }
   }
-  if (with_dimensions) b.set_dimensions({{bidirectional ? BlockKind::Ring : BlockKind::UniRing, n, kB, kAlpha}});
+  if (with_dimensions)
+    b.set_dimensions({{bidirectional ? BlockKind::Ring : BlockKind::UniRing, n, kB, kAlpha}});
   return std::move(b).seal();
 }
 
@@ -55,20 +56,24 @@ Topology grid(uint32_t x_size, uint32_t y_size, bool wrap, bool slow_link = fals
   auto id = [&](uint32_t x, uint32_t y) { return NodeId{x + x_size * y}; };
   for (uint32_t y = 0; y < y_size; ++y) {
     for (uint32_t x = 0; x < x_size; ++x) {
-      if (wrap || x + 1 < x_size) b.add_duplex(id(x, y), id((x + 1) % x_size, y), kB, kAlpha);
-      if (wrap || y + 1 < y_size) b.add_duplex(id(x, y), id(x, (y + 1) % y_size), kB, kAlpha);
+      if (wrap || x + 1 < x_size)
+        b.add_duplex(id(x, y), id((x + 1) % x_size, y), kB, kAlpha);
+      if (wrap || y + 1 < y_size)
+        b.add_duplex(id(x, y), id(x, (y + 1) % y_size), kB, kAlpha);
     }
   }
-  if (slow_link) b.add_link(id(0, 0), id(1, 1), Bandwidth::gib_per_s(40), kAlpha);
+  if (slow_link)
+    b.add_link(id(0, 0), id(1, 1), Bandwidth::gib_per_s(40), kAlpha);
   const BlockKind kind = wrap ? BlockKind::Ring : BlockKind::Mesh;
   b.set_dimensions({{kind, x_size, kB, kAlpha}, {kind, y_size, kB, kAlpha}});
   return std::move(b).seal();
 }
 
-Topology full_mesh(uint32_t n) {
-  TopologyBuilder b("fc", n);
+Topology full_mesh(uint32_t n, std::string name = "fc") {
+  TopologyBuilder b(std::move(name), n);
   for (uint32_t i = 0; i < n; ++i) {
-    for (uint32_t j = i + 1; j < n; ++j) b.add_duplex(NodeId{i}, NodeId{j}, kB, kAlpha);
+    for (uint32_t j = i + 1; j < n; ++j)
+      b.add_duplex(NodeId{i}, NodeId{j}, kB, kAlpha);
   }
   b.set_dimensions({{BlockKind::FullyConnected, n, kB, kAlpha}});
   return std::move(b).seal();
@@ -79,7 +84,8 @@ Topology hypercube(uint32_t dims) {
   TopologyBuilder b("hypercube", n);
   for (uint32_t i = 0; i < n; ++i) {
     for (uint32_t d = 0; d < dims; ++d) {
-      if (!(i >> d & 1)) b.add_duplex(NodeId{i}, NodeId{i ^ (1u << d)}, kB, kAlpha);
+      if (!(i >> d & 1))
+        b.add_duplex(NodeId{i}, NodeId{i ^ (1u << d)}, kB, kAlpha);
     }
   }
   return std::move(b).seal();
@@ -92,7 +98,8 @@ Topology dgx_like(uint32_t servers, uint32_t gpus) {
   const Bandwidth nvlink = Bandwidth::gib_per_s(100), rail = Bandwidth::gib_per_s(12.5);
   for (uint32_t s = 0; s < servers; ++s) {
     for (uint32_t i = 0; i < gpus; ++i) {
-      for (uint32_t j = i + 1; j < gpus; ++j) b.add_duplex(NodeId{s * gpus + i}, NodeId{s * gpus + j}, nvlink, Time::ns(250));
+      for (uint32_t j = i + 1; j < gpus; ++j)
+        b.add_duplex(NodeId{s * gpus + i}, NodeId{s * gpus + j}, nvlink, Time::ns(250));
     }
   }
   const uint32_t rail_pairs = servers == 2 ? 1 : servers;  // a ring of 2 servers is a single pair
@@ -111,7 +118,8 @@ Topology dgx_with_switches(uint32_t servers, uint32_t gpus) {
   const NodeId leaf = b.add_switch();
   for (uint32_t s = 0; s < servers; ++s) {
     const NodeId nvswitch = b.add_switch();
-    for (uint32_t g = 0; g < gpus; ++g) b.add_duplex(NodeId{s * gpus + g}, nvswitch, Bandwidth::gib_per_s(100), Time::ns(250));
+    for (uint32_t g = 0; g < gpus; ++g)
+      b.add_duplex(NodeId{s * gpus + g}, nvswitch, Bandwidth::gib_per_s(100), Time::ns(250));
     b.add_duplex(NodeId{s * gpus}, leaf, Bandwidth::gib_per_s(25), Time::us(1));
   }
   return std::move(b).seal();
@@ -125,21 +133,28 @@ Topology random_graph(uint32_t seed, uint32_t npus, uint32_t switches, uint32_t 
   auto pick_bw = [&] { return Bandwidth::gb_per_s(bandwidths[rng() % 5]); };
   auto pick_lat = [&] { return Time::ns(100 * (1 + rng() % 20)); };
   TopologyBuilder b("random-" + std::to_string(seed), npus);
-  for (uint32_t s = 0; s < switches; ++s) b.add_switch();
+  for (uint32_t s = 0; s < switches; ++s)
+    b.add_switch();
   const uint32_t nodes = npus + switches;
   // A directed cycle through every node in random order makes the graph strongly connected.
   std::vector<uint32_t> order(nodes);
-  for (uint32_t i = 0; i < nodes; ++i) order[i] = i;
-  for (uint32_t i = nodes - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);
-  for (uint32_t i = 0; i < nodes; ++i) b.add_link(NodeId{order[i]}, NodeId{order[(i + 1) % nodes]}, pick_bw(), pick_lat());
+  for (uint32_t i = 0; i < nodes; ++i)
+    order[i] = i;
+  for (uint32_t i = nodes - 1; i > 0; --i)
+    std::swap(order[i], order[rng() % (i + 1)]);
+  for (uint32_t i = 0; i < nodes; ++i)
+    b.add_link(NodeId{order[i]}, NodeId{order[(i + 1) % nodes]}, pick_bw(), pick_lat());
   for (uint32_t k = 0; k < extra_links; ++k) {
     const uint32_t a = rng() % nodes, c = rng() % nodes;
-    if (a != c) b.add_link(NodeId{a}, NodeId{c}, pick_bw(), pick_lat());
+    if (a != c)
+      b.add_link(NodeId{a}, NodeId{c}, pick_bw(), pick_lat());
   }
   return std::move(b).seal();
 }
 
-double us(Time t) { return t.microseconds(); }
+double us(Time t) {
+  return t.microseconds();
+}
 
 // ---- Closed forms (tacos.md §7) -------------------------------------------------------------------------------
 
@@ -194,8 +209,7 @@ TEST(LowerBound, TorusAndHypercubeClosedForm) {
   EXPECT_NEAR(us(bound_of(torus, CollectiveKind::AllGather).bandwidth_bound), 15.0 / (4 * 16) * kMOverBUs, kPs);
   EXPECT_EQ(bound_of(torus, CollectiveKind::AllGather).latency_bound, kAlpha * 4);
   const Topology torus_3x5 = grid(3, 5, true);
-  EXPECT_NEAR(us(bound_of(torus_3x5, CollectiveKind::ReduceScatter).bandwidth_bound), 14.0 / (4 * 15) * kMOverBUs,
-              kPs);
+  EXPECT_NEAR(us(bound_of(torus_3x5, CollectiveKind::ReduceScatter).bandwidth_bound), 14.0 / (4 * 15) * kMOverBUs, kPs);
   const Topology cube = hypercube(4);  // 4 links per NPU: 2d = 4
   EXPECT_NEAR(us(bound_of(cube, CollectiveKind::AllGather).bandwidth_bound), 15.0 / (4 * 16) * kMOverBUs, kPs);
   EXPECT_EQ(bound_of(cube, CollectiveKind::AllGather).latency_bound, kAlpha * 4);
@@ -223,7 +237,8 @@ TEST(LowerBound, DgxLikeBindsOnOneServer) {
 TEST(LowerBound, RoundsDownToWholePicoseconds) {
   // 3-NPU bidirectional ring at 1 B/s, M = 1 B: (M/3) * 2 / (2 B/s) = 1/3 s = 333333333333.33 ps.
   TopologyBuilder b("tiny", 3);
-  for (uint32_t i = 0; i < 3; ++i) b.add_duplex(NodeId{i}, NodeId{(i + 1) % 3}, Bandwidth::bytes_per_s(1), Time::zero());
+  for (uint32_t i = 0; i < 3; ++i)
+    b.add_duplex(NodeId{i}, NodeId{(i + 1) % 3}, Bandwidth::bytes_per_s(1), Time::zero());
   const Topology t = std::move(b).seal();
   const LowerBound lb = lower_bound(t, Collective{CollectiveKind::AllGather, Bytes(1), 3});
   EXPECT_EQ(lb.bandwidth_bound.picoseconds(), 333'333'333'333);
@@ -260,9 +275,9 @@ TEST(LowerBound, MaxFlowMatchesBruteForceOnRandomGraphs) {
 }
 
 TEST(LowerBound, MaxFlowMatchesBruteForceOnStructuredGraphs) {
-  const Topology graphs[] = {ring(9, true),       ring(7, false), grid(4, 4, true), grid(3, 4, false),
-                             grid(4, 4, true, true), full_mesh(6), hypercube(4),   dgx_like(2, 8),
-                             dgx_with_switches(3, 4)};
+  const Topology graphs[] = {ring(9, true),     ring(7, false),         grid(4, 4, true),
+                             grid(3, 4, false), grid(4, 4, true, true), full_mesh(6),
+                             hypercube(4),      dgx_like(2, 8),         dgx_with_switches(3, 4)};
   for (const Topology& t : graphs) {
     SCOPED_TRACE(t.name());
     for (CollectiveKind kind : {CollectiveKind::AllGather, CollectiveKind::ReduceScatter, CollectiveKind::AllReduce}) {
@@ -276,10 +291,12 @@ TEST(LowerBound, BruteForceCertifiesWorstCut) {
   const Topology t = random_graph(7, 9, 2, 20);
   const LowerBound b = bound_of(t, CollectiveKind::AllGather);
   std::vector<char> in(t.node_count(), 0);
-  for (NodeId n : b.worst_cut) in[n.value] = 1;
+  for (NodeId n : b.worst_cut)
+    in[n.value] = 1;
   double out = 0;
   uint32_t npus = 0;
-  for (uint32_t n = 0; n < t.npu_count(); ++n) npus += in[n];
+  for (uint32_t n = 0; n < t.npu_count(); ++n)
+    npus += in[n];
   for (uint32_t l = 0; l < t.link_count(); ++l) {
     if (in[t.link_src(LinkId{l}).value] && !in[t.link_dst(LinkId{l}).value]) {
       out += t.link_bandwidth(LinkId{l}).bytes_per_second();
@@ -312,7 +329,7 @@ TEST(LowerBound, SymmetryDetectionIsExplicit) {
   EXPECT_TRUE(npus_provably_symmetric(full_mesh(5)));
   EXPECT_FALSE(npus_provably_symmetric(grid(4, 4, false)));       // mesh: corners differ from the middle
   EXPECT_FALSE(npus_provably_symmetric(grid(4, 4, true, true)));  // one extra link breaks the translations
-  EXPECT_FALSE(npus_provably_symmetric(ring(8, true)));            // no dimensions: nothing to verify
+  EXPECT_FALSE(npus_provably_symmetric(ring(8, true)));           // no dimensions: nothing to verify
   EXPECT_FALSE(npus_provably_symmetric(dgx_with_switches(2, 4)));
   EXPECT_EQ(bound_of(grid(4, 4, true), CollectiveKind::AllGather, BoundMethod::Auto).method, BoundMethod::OneSink);
   EXPECT_EQ(bound_of(grid(4, 4, false), CollectiveKind::AllGather, BoundMethod::Auto).method, BoundMethod::AllSinks);
@@ -373,13 +390,15 @@ std::vector<std::map<std::string, std::string>> read_csv(const std::string& path
   while (std::getline(in, line)) {
     std::vector<std::string> cells;
     std::istringstream stream(line);
-    for (std::string cell; std::getline(stream, cell, ',');) cells.push_back(cell);
+    for (std::string cell; std::getline(stream, cell, ',');)
+      cells.push_back(cell);
     if (header.empty()) {
       header = cells;
       continue;
     }
     std::map<std::string, std::string> row;
-    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+    for (size_t i = 0; i < header.size() && i < cells.size(); ++i)
+      row[header[i]] = cells[i];
     rows.push_back(std::move(row));
   }
   return rows;
@@ -388,10 +407,19 @@ std::vector<std::map<std::string, std::string>> read_csv(const std::string& path
 // The table has 3 decimals in microseconds (and its AR column sums two rounded values).
 constexpr double kCsvTolUs = 0.002;
 
+// The input of a table row. fc_256 and fc_1024 have no file in tacos-inputs/; they are the complete graph with
+// the links of fc_16 and fc_64 (50 GiB/s, 0.5 us; checked in ReferenceFullMeshInputsMatchGenerated).
+Topology reference_input(const std::string& label) {
+  const std::string path = std::string(CHORUS_REFERENCE_DIR) + "/tacos-inputs/" + label + ".txt";
+  if (label.starts_with("fc_") && !std::ifstream(path))
+    return full_mesh(std::stoul(label.substr(3)), label);
+  return load_edge_list(path);
+}
+
 void check_reference_row(const std::map<std::string, std::string>& row) {
   const std::string label = row.at("label");
   SCOPED_TRACE(label);
-  const Topology t = load_edge_list(std::string(CHORUS_REFERENCE_DIR) + "/tacos-inputs/" + label + ".txt");
+  const Topology t = reference_input(label);
   ASSERT_EQ(t.npu_count(), std::stoul(row.at("npus")));
   BoundOptions options;
   options.method = row.at("sinks") == "one" ? BoundMethod::OneSink : BoundMethod::AllSinks;
@@ -409,10 +437,24 @@ void check_reference_row(const std::map<std::string, std::string>& row) {
   EXPECT_EQ(ar.worst_cut_npus, std::stoul(row.at("worst_cut_size")));
 }
 
+TEST(LowerBound, ReferenceFullMeshInputsMatchGenerated) {
+  for (uint32_t n : {16u, 64u}) {
+    const Topology file =
+        load_edge_list(std::string(CHORUS_REFERENCE_DIR) + "/tacos-inputs/fc_" + std::to_string(n) + ".txt");
+    const Topology made = full_mesh(n);
+    ASSERT_EQ(file.link_count(), made.link_count());
+    for (uint32_t l = 0; l < file.link_count(); ++l) {
+      EXPECT_EQ(file.link_bandwidth(LinkId{l}), kB);
+      EXPECT_EQ(file.link_latency(LinkId{l}), kAlpha);
+    }
+  }
+}
+
 TEST(LowerBound, ReferenceTableEveryRow) {
   const auto rows = read_csv(std::string(CHORUS_REFERENCE_DIR) + "/tacos-bounds.csv");
   ASSERT_EQ(rows.size(), 40u);
-  for (const auto& row : rows) check_reference_row(row);
+  for (const auto& row : rows)
+    check_reference_row(row);
 }
 
 }  // namespace

@@ -27,20 +27,29 @@ namespace chorus {
 
 std::string to_string(BoundMethod method) {
   switch (method) {
-    case BoundMethod::Auto: return "auto";
-    case BoundMethod::AllSinks: return "all_sinks";
-    case BoundMethod::OneSink: return "one_sink";
-    case BoundMethod::BruteForce: return "brute_force";
-    case BoundMethod::SingleNodeCuts: return "single_node_cuts";
+    case BoundMethod::Auto:
+      return "auto";
+    case BoundMethod::AllSinks:
+      return "all_sinks";
+    case BoundMethod::OneSink:
+      return "one_sink";
+    case BoundMethod::BruteForce:
+      return "brute_force";
+    case BoundMethod::SingleNodeCuts:
+      return "single_node_cuts";
   }
   return "?";
 }
 
 std::optional<BoundMethod> parse_bound_method(std::string_view text) {
-  if (text == "auto") return BoundMethod::Auto;
-  if (text == "all") return BoundMethod::AllSinks;
-  if (text == "one") return BoundMethod::OneSink;
-  if (text == "brute") return BoundMethod::BruteForce;
+  if (text == "auto")
+    return BoundMethod::Auto;
+  if (text == "all")
+    return BoundMethod::AllSinks;
+  if (text == "one")
+    return BoundMethod::OneSink;
+  if (text == "brute")
+    return BoundMethod::BruteForce;
   return std::nullopt;
 }
 
@@ -56,8 +65,8 @@ struct CapacityGraph {
   uint32_t npus = 0;
   double unit = 1;  // bytes/s of one capacity unit
   std::vector<uint32_t> src, dst;
-  std::vector<double> capacity;      // normalised
-  std::vector<double> bytes_per_s;   // the same, unnormalised, for the exact final arithmetic
+  std::vector<double> capacity;     // normalised
+  std::vector<double> bytes_per_s;  // the same, unnormalised, for the exact final arithmetic
   std::vector<int64_t> latency_ps;
   std::vector<uint32_t> out_offset, out_arc;  // CSR of arcs by source, for Dijkstra
 };
@@ -73,7 +82,8 @@ CapacityGraph make_capacity_graph(const Topology& topology, bool transposed) {
   for (uint32_t l = 0; l < topology.link_count(); ++l) {
     const LinkId link{l};
     uint32_t from = topology.link_src(link).value, to = topology.link_dst(link).value;
-    if (transposed) std::swap(from, to);
+    if (transposed)
+      std::swap(from, to);
     g.src.push_back(from);
     g.dst.push_back(to);
     g.bytes_per_s.push_back(topology.link_bandwidth(link).bytes_per_second());
@@ -81,26 +91,29 @@ CapacityGraph make_capacity_graph(const Topology& topology, bool transposed) {
     g.latency_ps.push_back(topology.link_latency(link).picoseconds());
     ++g.out_offset[from + 1];
   }
-  for (uint32_t n = 0; n < g.nodes; ++n) g.out_offset[n + 1] += g.out_offset[n];
+  for (uint32_t n = 0; n < g.nodes; ++n)
+    g.out_offset[n + 1] += g.out_offset[n];
   g.out_arc.resize(g.src.size());
   std::vector<uint32_t> cursor(g.out_offset.begin(), g.out_offset.end() - 1);
-  for (uint32_t a = 0; a < g.src.size(); ++a) g.out_arc[cursor[g.src[a]]++] = a;
+  for (uint32_t a = 0; a < g.src.size(); ++a)
+    g.out_arc[cursor[g.src[a]]++] = a;
   return g;
 }
 
 // A node set S with the two numbers every bound needs.
 struct Cut {
   std::vector<char> member;
-  uint32_t npus = 0;      // |S ∩ V_c|
-  double capacity = 0;    // B+(S), normalised
-  double bandwidth = 0;   // B+(S) in bytes/s, summed from the link values (exact for whole-number bandwidths)
+  uint32_t npus = 0;     // |S ∩ V_c|
+  double capacity = 0;   // B+(S), normalised
+  double bandwidth = 0;  // B+(S) in bytes/s, summed from the link values (exact for whole-number bandwidths)
   double ratio() const { return capacity / npus; }
 };
 
 Cut make_cut(const CapacityGraph& g, std::vector<char> member) {
   Cut cut;
   cut.member = std::move(member);
-  for (uint32_t n = 0; n < g.npus; ++n) cut.npus += cut.member[n] ? 1 : 0;
+  for (uint32_t n = 0; n < g.npus; ++n)
+    cut.npus += cut.member[n] ? 1 : 0;
   for (size_t a = 0; a < g.src.size(); ++a) {
     if (cut.member[g.src[a]] && !cut.member[g.dst[a]]) {
       cut.capacity += g.capacity[a];
@@ -113,7 +126,8 @@ Cut make_cut(const CapacityGraph& g, std::vector<char> member) {
 std::vector<NodeId> members_of(const Cut& cut) {
   std::vector<NodeId> nodes;
   for (uint32_t n = 0; n < cut.member.size(); ++n) {
-    if (cut.member[n]) nodes.push_back(NodeId{n});
+    if (cut.member[n])
+      nodes.push_back(NodeId{n});
   }
   return nodes;
 }
@@ -134,8 +148,10 @@ Time floor_transfer_time(Bytes size, uint64_t p, uint64_t q, double bandwidth) {
   }
   const double ps = std::floor(static_cast<double>(size.count()) * static_cast<double>(p) /
                                (static_cast<double>(q) * bandwidth) * 1e12 * (1 - 1e-12));
-  if (!(ps > 0)) return Time::zero();
-  if (ps >= 0x1p63) return Time::max();
+  if (!(ps > 0))
+    return Time::zero();
+  if (ps >= 0x1p63)
+    return Time::max();
   return Time::ps(static_cast<int64_t>(ps));
 }
 
@@ -163,7 +179,8 @@ void require_strongly_connected(const Topology& topology) {
       }
     }
     for (uint32_t n = 0; n < topology.npu_count(); ++n) {
-      if (seen[n]) continue;
+      if (seen[n])
+        continue;
       const std::string field = forward ? fmt::format("npu {}", n) : "npu 0";
       throw Error(topology.name(), field,
                   forward ? "is unreachable from npu 0; a collective cannot complete"
@@ -182,7 +199,8 @@ std::vector<int64_t> latency_distances(const CapacityGraph& g, uint32_t source) 
   while (!heap.empty()) {
     const auto [d, u] = heap.top();
     heap.pop();
-    if (d != dist[u]) continue;
+    if (d != dist[u])
+      continue;
     for (uint32_t i = g.out_offset[u]; i < g.out_offset[u + 1]; ++i) {
       const uint32_t a = g.out_arc[i];
       const int64_t candidate = d + g.latency_ps[a];
@@ -202,7 +220,8 @@ int64_t latency_eccentricity(const CapacityGraph& g, uint32_t source) {
 
 int64_t latency_diameter(const CapacityGraph& g) {
   int64_t diameter = 0;
-  for (uint32_t u = 0; u < g.npus; ++u) diameter = std::max(diameter, latency_eccentricity(g, u));
+  for (uint32_t u = 0; u < g.npus; ++u)
+    diameter = std::max(diameter, latency_eccentricity(g, u));
   return diameter;
 }
 
@@ -210,19 +229,24 @@ int64_t latency_diameter(const CapacityGraph& g) {
 int64_t latency_diameter_floyd(const CapacityGraph& g) {
   std::vector<int64_t> d(static_cast<size_t>(g.nodes) * g.nodes, kUnreachable);
   auto at = [&](uint32_t i, uint32_t j) -> int64_t& { return d[static_cast<size_t>(i) * g.nodes + j]; };
-  for (uint32_t i = 0; i < g.nodes; ++i) at(i, i) = 0;
-  for (size_t a = 0; a < g.src.size(); ++a) at(g.src[a], g.dst[a]) = std::min(at(g.src[a], g.dst[a]), g.latency_ps[a]);
+  for (uint32_t i = 0; i < g.nodes; ++i)
+    at(i, i) = 0;
+  for (size_t a = 0; a < g.src.size(); ++a)
+    at(g.src[a], g.dst[a]) = std::min(at(g.src[a], g.dst[a]), g.latency_ps[a]);
   for (uint32_t k = 0; k < g.nodes; ++k) {
     for (uint32_t i = 0; i < g.nodes; ++i) {
-      if (at(i, k) == kUnreachable) continue;
+      if (at(i, k) == kUnreachable)
+        continue;
       for (uint32_t j = 0; j < g.nodes; ++j) {
-        if (at(k, j) != kUnreachable) at(i, j) = std::min(at(i, j), at(i, k) + at(k, j));
+        if (at(k, j) != kUnreachable)
+          at(i, j) = std::min(at(i, j), at(i, k) + at(k, j));
       }
     }
   }
   int64_t diameter = 0;
   for (uint32_t i = 0; i < g.npus; ++i) {
-    for (uint32_t j = 0; j < g.npus; ++j) diameter = std::max(diameter, at(i, j));
+    for (uint32_t j = 0; j < g.npus; ++j)
+      diameter = std::max(diameter, at(i, j));
   }
   return diameter;
 }
@@ -249,13 +273,15 @@ class MaxFlow {
       }
     }
     build(nodes, arcs, capacities);
-    for (size_t a = first_super; a < arcs.size(); ++a) super_arcs_.push_back(forward_slot_[a]);
+    for (size_t a = first_super; a < arcs.size(); ++a)
+      super_arcs_.push_back(forward_slot_[a]);
   }
 
   uint32_t super_source() const { return graph_nodes_; }
 
   void set_super_source_capacity(double capacity) {
-    for (uint32_t slot : super_arcs_) capacity_[slot] = capacity;
+    for (uint32_t slot : super_arcs_)
+      capacity_[slot] = capacity;
   }
 
   // Max-flow value from source to sink; stops early once it reaches `enough` (then the cut is not minimal).
@@ -265,7 +291,8 @@ class MaxFlow {
     double total = 0;
     while (total < enough && build_levels(source, sink)) {
       std::copy(offset_.begin(), offset_.end() - 1, cursor_.begin());
-      for (double pushed; (pushed = augment(source, sink, enough - total)) > epsilon_;) total += pushed;
+      for (double pushed; (pushed = augment(source, sink, enough - total)) > epsilon_;)
+        total += pushed;
     }
     return total;
   }
@@ -298,7 +325,8 @@ class MaxFlow {
       ++offset_[from + 1];
       ++offset_[to + 1];
     }
-    for (uint32_t n = 0; n < nodes; ++n) offset_[n + 1] += offset_[n];
+    for (uint32_t n = 0; n < nodes; ++n)
+      offset_[n + 1] += offset_[n];
     const size_t slots = offset_[nodes];
     to_.resize(slots);
     reverse_.resize(slots);
@@ -328,7 +356,8 @@ class MaxFlow {
     level_[source] = 0;
     for (size_t head = 0; head < queue_.size(); ++head) {
       const uint32_t u = queue_[head];
-      if (level_[sink] >= 0 && level_[u] >= level_[sink]) break;  // deeper nodes cannot be on a shortest path
+      if (level_[sink] >= 0 && level_[u] >= level_[sink])
+        break;  // deeper nodes cannot be on a shortest path
       for (uint32_t a = offset_[u]; a < offset_[u + 1]; ++a) {
         if (residual_[a] > epsilon_ && level_[to_[a]] < 0) {
           level_[to_[a]] = level_[u] + 1;
@@ -341,17 +370,21 @@ class MaxFlow {
 
   // Pushes up to `limit` along level-increasing residual arcs (a blocking-flow DFS with current arcs).
   double augment(uint32_t u, uint32_t sink, double limit) {
-    if (u == sink) return limit;
+    if (u == sink)
+      return limit;
     double pushed = 0;
     for (uint32_t& a = cursor_[u]; a < offset_[u + 1]; ++a) {
       const uint32_t v = to_[a];
-      if (level_[v] != level_[u] + 1 || residual_[a] <= epsilon_) continue;
+      if (level_[v] != level_[u] + 1 || residual_[a] <= epsilon_)
+        continue;
       const double got = augment(v, sink, std::min(limit - pushed, residual_[a]));
-      if (got <= 0) continue;
+      if (got <= 0)
+        continue;
       residual_[a] -= got;
       residual_[reverse_[a]] += got;
       pushed += got;
-      if (limit - pushed <= epsilon_) return pushed;  // keep the cursor here: this arc may have room left
+      if (limit - pushed <= epsilon_)
+        return pushed;  // keep the cursor here: this arc may have room left
     }
     return pushed;
   }
@@ -380,9 +413,11 @@ Cut best_simple_gather_cut(const CapacityGraph& g) {
   bool best_is_complement = false;
   double best_ratio = std::numeric_limits<double>::infinity();
   for (uint32_t n = 0; n < g.npus; ++n) {
-    if (out[n] < best_ratio) std::tie(best_ratio, best_node, best_is_complement) = std::tuple(out[n], n, false);
+    if (out[n] < best_ratio)
+      std::tie(best_ratio, best_node, best_is_complement) = std::tuple(out[n], n, false);
     const double complement = in[n] / (g.npus - 1);
-    if (complement < best_ratio) std::tie(best_ratio, best_node, best_is_complement) = std::tuple(complement, n, true);
+    if (complement < best_ratio)
+      std::tie(best_ratio, best_node, best_is_complement) = std::tuple(complement, n, true);
   }
   std::vector<char> member(g.nodes, best_is_complement ? 1 : 0);
   member[best_node] = best_is_complement ? 0 : 1;
@@ -402,10 +437,12 @@ Cut gather_cut_by_flows(const CapacityGraph& g, std::span<const uint32_t> sinks,
       flow.set_super_source_capacity(lambda);
       const double value = flow.run(flow.super_source(), sink);
       ++max_flows;
-      if (value >= lambda * g.npus * keep) break;
+      if (value >= lambda * g.npus * keep)
+        break;
       Cut found = make_cut(g, flow.source_side());
       // Re-evaluated exactly: a cut that only looks better through rounding ends the search for this sink.
-      if (found.npus == 0 || !(found.ratio() < lambda * keep)) break;
+      if (found.npus == 0 || !(found.ratio() < lambda * keep))
+        break;
       best = std::move(found);
     }
   }
@@ -424,7 +461,8 @@ void for_each_subset(const CapacityGraph& g, const std::string& source, Visit&& 
     const auto npus = static_cast<uint32_t>(std::popcount(mask & ((1u << g.npus) - 1)));
     double capacity = 0;
     for (size_t a = 0; a < g.src.size(); ++a) {
-      if ((mask >> g.src[a] & 1) && !(mask >> g.dst[a] & 1)) capacity += g.capacity[a];
+      if ((mask >> g.src[a] & 1) && !(mask >> g.dst[a] & 1))
+        capacity += g.capacity[a];
     }
     visit(mask, npus, capacity);
   }
@@ -432,7 +470,8 @@ void for_each_subset(const CapacityGraph& g, const std::string& source, Visit&& 
 
 Cut cut_from_mask(const CapacityGraph& g, uint32_t mask) {
   std::vector<char> member(g.nodes, 0);
-  for (uint32_t n = 0; n < g.nodes; ++n) member[n] = (mask >> n & 1) ? 1 : 0;
+  for (uint32_t n = 0; n < g.nodes; ++n)
+    member[n] = (mask >> n & 1) ? 1 : 0;
   return make_cut(g, std::move(member));
 }
 
@@ -442,9 +481,11 @@ Cut best_subset(const CapacityGraph& g, const std::string& source, Score&& score
   uint32_t best_mask = 0;
   double best_score = -1;
   for_each_subset(g, source, [&](uint32_t mask, uint32_t npus, double capacity) {
-    if (npus == 0 || npus == g.npus || !accept(mask)) return;
+    if (npus == 0 || npus == g.npus || !accept(mask))
+      return;
     const double s = score(npus, capacity);
-    if (s > best_score) std::tie(best_score, best_mask) = std::tuple(s, mask);
+    if (s > best_score)
+      std::tie(best_score, best_mask) = std::tuple(s, mask);
   });
   return cut_from_mask(g, best_mask);
 }
@@ -459,13 +500,16 @@ Cut rooted_cut_by_flows(const CapacityGraph& g, uint32_t root, const Tolerance& 
   MaxFlow flow(g, /*super_source=*/false, tolerance.residual);
   std::optional<Cut> best;
   for (uint32_t v = 0; v < g.npus; ++v) {
-    if (v == root) continue;
+    if (v == root)
+      continue;
     const double enough = best ? best->capacity : std::numeric_limits<double>::infinity();
     const double value = flow.run(root, v, enough);
     ++max_flows;
-    if (value >= enough * (1 - tolerance.relative)) continue;
+    if (value >= enough * (1 - tolerance.relative))
+      continue;
     Cut found = make_cut(g, flow.source_side());
-    if (!best || found.capacity < best->capacity) best = std::move(found);
+    if (!best || found.capacity < best->capacity)
+      best = std::move(found);
   }
   return std::move(*best);
 }
@@ -480,9 +524,11 @@ Cut separating_cut_by_flows(const CapacityGraph& g, const Tolerance& tolerance, 
       const double enough = best ? best->capacity : std::numeric_limits<double>::infinity();
       const double value = flow.run(from, to, enough);  // stops early once it cannot improve on `best`
       ++max_flows;
-      if (value >= enough * (1 - tolerance.relative)) continue;
+      if (value >= enough * (1 - tolerance.relative))
+        continue;
       Cut found = make_cut(g, flow.source_side());
-      if (!best || found.capacity < best->capacity) best = std::move(found);
+      if (!best || found.capacity < best->capacity)
+        best = std::move(found);
     }
   }
   return std::move(*best);
@@ -499,7 +545,8 @@ using LinkKey = std::tuple<uint32_t, uint32_t, double, int64_t>;
 
 std::vector<LinkKey> sorted_links(const Topology& topology, uint32_t stride, uint32_t size) {
   auto shift = [&](NodeId n) {
-    if (size == 0) return n.value;
+    if (size == 0)
+      return n.value;
     const uint32_t coordinate = n.value / stride % size;
     return coordinate + 1 == size ? n.value - coordinate * stride : n.value + stride;
   };
@@ -522,11 +569,13 @@ std::vector<LinkKey> sorted_links(const Topology& topology, uint32_t stride, uin
 // having uniform links or identical per-NPU bandwidth multisets would not prove this, hence the explicit check;
 // it also rejects topologies whose links disagree with their declared dimensions.
 bool npus_provably_symmetric(const Topology& topology) {
-  if (!topology.is_dimensional() || topology.node_count() != topology.npu_count()) return false;
+  if (!topology.is_dimensional() || topology.node_count() != topology.npu_count())
+    return false;
   const std::vector<LinkKey> links = sorted_links(topology, 1, 0);
   uint32_t stride = 1;
   for (const Dimension& dim : topology.dimensions()) {
-    if (dim.size > 1 && sorted_links(topology, stride, dim.size) != links) return false;
+    if (dim.size > 1 && sorted_links(topology, stride, dim.size) != links)
+      return false;
     stride *= dim.size;
   }
   return true;
@@ -561,7 +610,8 @@ CutBound gather_bound(const Context& c, const CapacityGraph& g) {
     cut = gather_cut_brute_force(g, c.topology.name());
   } else {
     std::vector<uint32_t> sinks;
-    for (uint32_t n = 0; n < (c.method == BoundMethod::OneSink ? 1 : g.npus); ++n) sinks.push_back(n);
+    for (uint32_t n = 0; n < (c.method == BoundMethod::OneSink ? 1 : g.npus); ++n)
+      sinks.push_back(n);
     cut = gather_cut_by_flows(g, sinks, c.options.tolerance, c.result.max_flows);
   }
   return to_cut_bound(cut, c.collective.size, g.npus);
@@ -571,9 +621,12 @@ CutBound gather_bound(const Context& c, const CapacityGraph& g) {
 // bound on any graph since NPU 0's data must reach every NPU).
 Time phase_latency(const Context& c, const CapacityGraph& g) {
   switch (c.method) {
-    case BoundMethod::BruteForce: return Time::ps(latency_diameter_floyd(g));
-    case BoundMethod::OneSink: return Time::ps(latency_eccentricity(g, 0));
-    default: return Time::ps(latency_diameter(g));
+    case BoundMethod::BruteForce:
+      return Time::ps(latency_diameter_floyd(g));
+    case BoundMethod::OneSink:
+      return Time::ps(latency_eccentricity(g, 0));
+    default:
+      return Time::ps(latency_diameter(g));
   }
 }
 
@@ -613,7 +666,8 @@ void bound_all_reduce(const Context& c) {
   r.bandwidth_bound = scatter.time + gather.time;
   r.latency_bound = latency * 2;
   r.bound = std::max(scatter.time, latency) + std::max(gather.time, latency);
-  if (c.options.information_bound) r.information_bound = information_bound(c, forward, latency);
+  if (c.options.information_bound)
+    r.information_bound = information_bound(c, forward, latency);
   r.worst_cut = gather.cut;
   r.worst_cut_npus = gather.cut_npus;
   r.all_gather = std::move(gather);
@@ -674,14 +728,16 @@ void validate(const Topology& topology, const Collective& collective, const Boun
   }
   const bool rooted = collective.kind == CollectiveKind::Broadcast || collective.kind == CollectiveKind::Reduce;
   if (rooted && !topology.is_npu(options.root)) {
-    throw Error(topology.name(), "root",
-                fmt::format("node {} is not an NPU (the topology has {} NPUs)", options.root.value, topology.npu_count()));
+    throw Error(
+        topology.name(), "root",
+        fmt::format("node {} is not an NPU (the topology has {} NPUs)", options.root.value, topology.npu_count()));
   }
   require_strongly_connected(topology);
 }
 
 BoundMethod resolve_method(const Topology& topology, BoundMethod requested) {
-  if (requested != BoundMethod::Auto) return requested;
+  if (requested != BoundMethod::Auto)
+    return requested;
   return npus_provably_symmetric(topology) ? BoundMethod::OneSink : BoundMethod::AllSinks;
 }
 
@@ -697,15 +753,28 @@ LowerBound lower_bound(const Topology& topology, const Collective& collective, c
   if (result.method == BoundMethod::SingleNodeCuts) {
     throw Error(topology.name(), "method", "single_node_cuts is a reported method, not one to ask for");
   }
-  if (topology.npu_count() == 1) return result;  // nothing to move: every bound is zero
+  if (topology.npu_count() == 1)
+    return result;  // nothing to move: every bound is zero
   const Context context{topology, collective, options, result.method, result};
   switch (collective.kind) {
-    case CollectiveKind::AllGather: bound_gather_or_scatter(context, false); break;
-    case CollectiveKind::ReduceScatter: bound_gather_or_scatter(context, true); break;
-    case CollectiveKind::AllReduce: bound_all_reduce(context); break;
-    case CollectiveKind::AllToAll: bound_all_to_all(context); break;
-    case CollectiveKind::Broadcast: bound_rooted(context, false); break;
-    case CollectiveKind::Reduce: bound_rooted(context, true); break;
+    case CollectiveKind::AllGather:
+      bound_gather_or_scatter(context, false);
+      break;
+    case CollectiveKind::ReduceScatter:
+      bound_gather_or_scatter(context, true);
+      break;
+    case CollectiveKind::AllReduce:
+      bound_all_reduce(context);
+      break;
+    case CollectiveKind::AllToAll:
+      bound_all_to_all(context);
+      break;
+    case CollectiveKind::Broadcast:
+      bound_rooted(context, false);
+      break;
+    case CollectiveKind::Reduce:
+      bound_rooted(context, true);
+      break;
   }
   return result;
 }

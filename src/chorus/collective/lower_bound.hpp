@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chorus/collective/collective.hpp"
@@ -36,10 +37,10 @@ namespace chorus {
 
 // How the cut maximisation is done.
 enum class BoundMethod : uint8_t {
-  Auto,        // OneSink when the NPUs are provably symmetric (see lower_bound.cpp), AllSinks otherwise
-  AllSinks,    // exact on any graph: Dinkelbach iteration on max-flow, one sink per NPU
-  OneSink,     // only cuts that exclude NPU 0: exact on NPU-transitive graphs, a valid (maybe loose) bound always
-  BruteForce,  // enumerate every node subset (at most 20 nodes, switches included); a certificate for tests
+  Auto,            // OneSink when the NPUs are provably symmetric (see lower_bound.cpp), AllSinks otherwise
+  AllSinks,        // exact on any graph: Dinkelbach iteration on max-flow, one sink per NPU
+  OneSink,         // only cuts that exclude NPU 0: exact on NPU-transitive graphs, a valid (maybe loose) bound always
+  BruteForce,      // enumerate every node subset (at most 20 nodes, switches included); a certificate for tests
   SingleNodeCuts,  // reported for All-to-All without BruteForce: only the cuts around one NPU are evaluated
 };
 
@@ -57,18 +58,18 @@ struct Tolerance {
 
 struct BoundOptions {
   BoundMethod method = BoundMethod::Auto;
-  NodeId root{0};                  // Broadcast / Reduce root (an NPU)
-  bool information_bound = true;   // All-Reduce only; costs 2(N-1) extra max-flows
+  NodeId root{0};                 // Broadcast / Reduce root (an NPU)
+  bool information_bound = true;  // All-Reduce only; costs 2(N-1) extra max-flows
   Tolerance tolerance;
 };
 
 // One cut-type (bandwidth) bound: the worst cut S and what it implies.
 struct CutBound {
-  Time time;                    // the bandwidth bound, rounded down
-  double seconds = 0;           // the same, unrounded
-  std::vector<NodeId> cut;      // the node set S (switches included)
-  uint32_t cut_npus = 0;        // |S ∩ V_c|
-  double cut_bandwidth = 0;     // B+(S) in bytes/s (B-(S) for transposed bounds)
+  Time time;                 // the bandwidth bound, rounded down
+  double seconds = 0;        // the same, unrounded
+  std::vector<NodeId> cut;   // the node set S (switches included)
+  uint32_t cut_npus = 0;     // |S ∩ V_c|
+  double cut_bandwidth = 0;  // B+(S) in bytes/s (B-(S) for transposed bounds)
 };
 
 struct LowerBound {

@@ -3,16 +3,37 @@
 
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "chorus/core/error.hpp"
+#include "chorus/network/aware_model.hpp"
+#include "chorus/network/flow_model.hpp"
 #include "chorus/network/message_cost.hpp"
 #include "chorus/network/symmetric.hpp"
 #include "chorus/network/unaware.hpp"
+#include "chorus/topology/route_table.hpp"
 
 namespace chorus {
 
+std::string to_string(NetworkModelKind kind) {
+  switch (kind) {
+    case NetworkModelKind::Unaware: return "unaware";
+    case NetworkModelKind::Aware: return "aware";
+    case NetworkModelKind::Flow: return "flow";
+  }
+  return "?";
+}
+
+std::optional<NetworkModelKind> parse_network_model(std::string_view text) {
+  if (text == "unaware") return NetworkModelKind::Unaware;
+  if (text == "aware") return NetworkModelKind::Aware;
+  if (text == "flow") return NetworkModelKind::Flow;
+  return std::nullopt;
+}
+
 namespace {
 
-std::unique_ptr<MessageCost> schedule_cost(const Topology& topology, bool astra_compatible) {
+std::unique_ptr<MessageCost> unaware_cost(const Topology& topology, bool astra_compatible) {
   if (astra_compatible) {
     if (!topology.is_dimensional()) {
       throw Error("", "--system", "ASTRA-sim compatibility needs a dimensional network (--network FILE.yml)");
@@ -22,6 +43,44 @@ std::unique_ptr<MessageCost> schedule_cost(const Topology& topology, bool astra_
   return std::make_unique<RoutedCost>(topology);
 }
 
+bool use_symmetric(const CollectiveRunOptions& options, bool possible) {
+  if (options.evaluation == Evaluation::Symmetric && !possible) {
+    throw Error("", "--evaluation",
+                "symmetric evaluation needs ring/direct/halvingDoubling on Ring, UniRing, FullyConnected or Switch "
+                "dimensions");
+  }
+  return possible && options.evaluation != Evaluation::Schedule;
+}
+
+void run_schedule(const Topology& topology, const CollectiveRunOptions& options, CollectiveRunResult& result) {
+  const Schedule schedule = build_schedule(result.plan);
+  result.evaluation = "schedule";
+  result.schedule_bytes = schedule.memory_bytes();
+  switch (options.model) {
+    case NetworkModelKind::Unaware: {
+      const std::unique_ptr<MessageCost> cost = unaware_cost(topology, options.astra_compatible);
+      result.time = run_unaware(schedule, *cost).makespan;
+      return;
+    }
+    case NetworkModelKind::Aware: {
+      const RouteTable routes(topology);
+      AwareRunResult r = run_aware(schedule, routes, options.astra_compatible);
+      result.time = r.makespan;
+      result.events = r.events;
+      if (options.collect_link_stats) result.links = std::move(r.links);
+      return;
+    }
+    case NetworkModelKind::Flow: {
+      const RouteTable routes(topology);
+      FlowRunResult r = run_flow(schedule, routes);
+      result.time = r.makespan;
+      result.events = r.events;
+      if (options.collect_link_stats) result.links = std::move(r.links);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 CollectiveRunResult run_collective(const Topology& topology, const Collective& collective,
@@ -29,21 +88,18 @@ CollectiveRunResult run_collective(const Topology& topology, const Collective& c
   CollectiveRunResult result;
   result.plan = plan_collective(topology, collective, options.plan);
   result.transfers = count_transfers(result.plan);
-  const bool symmetric_ok = can_evaluate_symmetrically(result.plan, topology);
-  if (options.evaluation == Evaluation::Symmetric && !symmetric_ok) {
-    throw Error("", "--evaluation", "symmetric evaluation needs ring/direct/halvingDoubling on Ring, FullyConnected or Switch dimensions");
-  }
-  if (symmetric_ok && options.evaluation != Evaluation::Schedule) {
+  if (options.model == NetworkModelKind::Unaware &&
+      use_symmetric(options, can_evaluate_symmetrically(result.plan, topology))) {
     const DimensionalCost cost(topology, options.astra_compatible);
     result.time = symmetric_collective_time(result.plan, cost);
     result.evaluation = "symmetric";
     return result;
   }
-  const Schedule schedule = build_schedule(result.plan);
-  const std::unique_ptr<MessageCost> cost = schedule_cost(topology, options.astra_compatible);
-  result.time = run_unaware(schedule, *cost).makespan;
-  result.evaluation = "schedule";
-  result.schedule_bytes = schedule.memory_bytes();
+  if (options.model != NetworkModelKind::Unaware && options.evaluation == Evaluation::Symmetric) {
+    throw Error("", "--evaluation", fmt::format("symmetric evaluation is not available for the {} model yet",
+                                                to_string(options.model)));
+  }
+  run_schedule(topology, options, result);
   return result;
 }
 

@@ -8,20 +8,32 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "chorus/collective/hierarchical.hpp"
+#include "chorus/network/link_stats.hpp"
 #include "chorus/topology/topology.hpp"
 
 namespace chorus {
 
 enum class Evaluation : uint8_t { Auto, Symmetric, Schedule };
 
+// unaware: no contention; aware: store-and-forward, one message per link at a time (ASTRA-sim's congestion-aware);
+// flow: links shared max-min fairly among the flows crossing them.
+enum class NetworkModelKind : uint8_t { Unaware, Aware, Flow };
+
+std::string to_string(NetworkModelKind kind);
+std::optional<NetworkModelKind> parse_network_model(std::string_view text);
+
 struct CollectiveRunOptions {
   CollectivePlanConfig plan;
   // ASTRA-sim compatibility: DimensionalCost with ASTRA-sim's whole-ns truncation for every message.
   bool astra_compatible = false;
   Evaluation evaluation = Evaluation::Auto;
+  NetworkModelKind model = NetworkModelKind::Unaware;
+  bool collect_link_stats = false;
 };
 
 struct CollectiveRunResult {
@@ -30,6 +42,8 @@ struct CollectiveRunResult {
   uint64_t transfers = 0;
   std::string evaluation;  // "symmetric" or "schedule"
   size_t schedule_bytes = 0;  // memory of the materialised schedule (0 on the symmetric path)
+  uint64_t events = 0;        // events processed by an event-driven model
+  std::optional<LinkStats> links;  // per-link statistics (aware and flow models, when asked for)
 };
 
 CollectiveRunResult run_collective(const Topology& topology, const Collective& collective,

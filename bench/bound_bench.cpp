@@ -1,0 +1,64 @@
+// Benchmark of the collective lower bounds (lower_bound.hpp; cut bound of Zhao & Krishnamurthy, arXiv:2305.18461
+// §1.1, by Dinkelbach iteration on max-flow): a 1024-NPU 32x32 2D torus, exact (one sink per NPU, target <= 5 s)
+// and the one-sink path that is exact on NPU-transitive graphs.
+#include <benchmark/benchmark.h>
+
+#include "chorus/collective/lower_bound.hpp"
+#include "chorus/topology/topology.hpp"
+
+namespace chorus {
+namespace {
+
+// 32x32 torus, 50 GiB/s and 0.5 us per direction, NPU id = x + 32 y (as tacos-inputs/torus2d_32x32.txt).
+Topology torus_32x32() {
+  constexpr uint32_t kSide = 32;
+  const Bandwidth bandwidth = Bandwidth::gib_per_s(50);
+  const Time latency = Time::ns(500);
+  TopologyBuilder b("torus2d:32x32", kSide * kSide);
+  for (uint32_t y = 0; y < kSide; ++y) {
+    for (uint32_t x = 0; x < kSide; ++x) {
+      const NodeId here{x + kSide * y};
+      b.add_duplex(here, NodeId{(x + 1) % kSide + kSide * y}, bandwidth, latency);
+      b.add_duplex(here, NodeId{x + kSide * ((y + 1) % kSide)}, bandwidth, latency);
+    }
+  }
+  b.set_dimensions({{BlockKind::Ring, kSide, bandwidth, latency}, {BlockKind::Ring, kSide, bandwidth, latency}});
+  return std::move(b).seal();
+}
+
+void run(benchmark::State& state, CollectiveKind kind, BoundMethod method) {
+  const Topology topology = torus_32x32();
+  BoundOptions options;
+  options.method = method;
+  options.information_bound = false;
+  LowerBound result;
+  for (auto _ : state) {
+    result = lower_bound(topology, Collective{kind, Bytes::gib(1), topology.npu_count()}, options);
+    benchmark::DoNotOptimize(result.bound);
+  }
+  state.counters["bound_us"] = result.bound.microseconds();
+  state.counters["max_flows"] = result.max_flows;
+}
+
+void BM_Torus32x32AllGatherAllSinks(benchmark::State& state) {
+  run(state, CollectiveKind::AllGather, BoundMethod::AllSinks);
+}
+void BM_Torus32x32AllGatherOneSink(benchmark::State& state) {
+  run(state, CollectiveKind::AllGather, BoundMethod::OneSink);
+}
+void BM_Torus32x32AllReduceAllSinks(benchmark::State& state) {
+  run(state, CollectiveKind::AllReduce, BoundMethod::AllSinks);
+}
+void BM_Torus32x32AllReduceOneSink(benchmark::State& state) {
+  run(state, CollectiveKind::AllReduce, BoundMethod::OneSink);
+}
+
+BENCHMARK(BM_Torus32x32AllGatherAllSinks)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_Torus32x32AllGatherOneSink)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Torus32x32AllReduceAllSinks)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_Torus32x32AllReduceOneSink)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace chorus
+
+BENCHMARK_MAIN();

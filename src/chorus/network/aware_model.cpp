@@ -1,0 +1,116 @@
+// Event loop of the store-and-forward model (see aware_model.hpp).
+#include "chorus/network/aware_model.hpp"
+
+#include <deque>
+#include <queue>
+#include <unordered_map>
+
+#include "chorus/core/assert.hpp"
+#include "chorus/network/dag_tracker.hpp"
+
+namespace chorus {
+
+HopTime hop_time(const Topology& topology, LinkId link, Bytes bytes, bool astra_rounding) {
+  const Bandwidth bw = topology.link_bandwidth(link);
+  const Time latency = topology.link_latency(link);
+  if (astra_rounding) {
+    // ASTRA-sim: busy for (int)(size / bw) ns, next hop after (int)(latency + size / bw) ns, bw in B/ns.
+    const double serial_ns = static_cast<double>(bytes.count()) / (bw.bytes_per_second() / 1e9);
+    const double latency_ns = static_cast<double>(latency.picoseconds()) / 1e3;
+    return {Time::ns(static_cast<int64_t>(serial_ns)), Time::ns(static_cast<int64_t>(latency_ns + serial_ns))};
+  }
+  const Time serial = transfer_time(bytes, bw);
+  return {serial, latency + serial};
+}
+
+namespace {
+
+enum EventKind : uint32_t { kStart, kHop };
+
+class AwareSimulation {
+ public:
+  AwareSimulation(const Schedule& schedule, const RouteTable& routes, bool astra_rounding)
+      : schedule_(schedule), routes_(routes), topology_(routes.topology()), dag_(schedule), astra_(astra_rounding) {
+    free_at_.assign(topology_.link_count(), 0);
+    result_.links.resize(topology_.link_count());
+  }
+
+  AwareRunResult run() {
+    for (OpId op : dag_.sources()) push(schedule_.pre_delay(op).picoseconds(), kStart, op.value, 0);
+    while (!events_.empty()) {
+      const TimedEvent e = events_.top();
+      events_.pop();
+      ++result_.events;
+      if (e.kind == kStart) {
+        start(OpId{e.a}, e.time);
+      } else {
+        hop(OpId{e.a}, e.b, e.time);
+      }
+    }
+    CHORUS_ASSERT(dag_.unfinished() == 0, "{} ops never ran (a dependency was never met)", dag_.unfinished());
+    return std::move(result_);
+  }
+
+ private:
+  void push(int64_t time, uint32_t kind, uint32_t a, uint32_t b) { events_.push({time, seq_++, kind, a, b}); }
+
+  void start(OpId op, int64_t now) {
+    if (!schedule_.is_transfer(op)) {
+      finish(op, now);
+      return;
+    }
+    hop(op, 0, now);
+  }
+
+  // The message of `op` reaches hop `index` of its route at `now`.
+  void hop(OpId op, uint32_t index, int64_t now) {
+    const auto route = routes_.route(schedule_.src(op), schedule_.dst(op));
+    if (index == route.size()) {
+      finish(op, now);
+      return;
+    }
+    const LinkId link = route[index];
+    const HopTime t = hop_time(topology_, link, schedule_.bytes(op), astra_);
+    const int64_t begin = std::max(now, free_at_[link.value]);
+    free_at_[link.value] = begin + t.serialization.picoseconds();
+    record(link.value, now, begin, t, schedule_.bytes(op));
+    push(begin + t.delay.picoseconds(), kHop, op.value, index + 1);
+  }
+
+  void record(uint32_t l, int64_t now, int64_t begin, const HopTime& t, Bytes bytes) {
+    std::deque<int64_t>& queue = in_service_[l];
+    while (!queue.empty() && queue.front() <= now) queue.pop_front();
+    queue.push_back(begin + t.serialization.picoseconds());
+    result_.links.peak_flows[l] = std::max(result_.links.peak_flows[l], static_cast<uint32_t>(queue.size()));
+    result_.links.bytes[l] += static_cast<double>(bytes.count());
+    result_.links.busy[l] += t.serialization;
+  }
+
+  void finish(OpId op, int64_t now) {
+    result_.makespan = std::max(result_.makespan, Time::ps(now));
+    ready_.clear();
+    dag_.finish(op, ready_);
+    for (OpId next : ready_) push(now + schedule_.pre_delay(next).picoseconds(), kStart, next.value, 0);
+  }
+
+  const Schedule& schedule_;
+  const RouteTable& routes_;
+  const Topology& topology_;
+  DagTracker dag_;
+  bool astra_;
+  std::priority_queue<TimedEvent, std::vector<TimedEvent>, std::greater<>> events_;
+  uint64_t seq_ = 0;
+  std::vector<int64_t> free_at_;
+  // Service end times of the messages each used link holds or queues (only links that carried traffic).
+  std::unordered_map<uint32_t, std::deque<int64_t>> in_service_;
+  std::vector<OpId> ready_;
+  AwareRunResult result_;
+};
+
+}  // namespace
+
+AwareRunResult run_aware(const Schedule& schedule, const RouteTable& routes, bool astra_rounding) {
+  return AwareSimulation(schedule, routes, astra_rounding).run();
+}
+
+}  // namespace chorus

@@ -1,0 +1,32 @@
+// The store-and-forward network model: ASTRA-sim's congestion-aware semantics, on any topology.
+//
+// A message crosses its route hop by hop. Each link serves one message at a time, first come first served:
+// a message that reaches a link at t starts at max(t, link free), holds the link for its serialisation time
+// bytes / bandwidth, and reaches the next node latency + bytes / bandwidth after it started (the whole
+// message is received before it is forwarded). In ASTRA-sim mode both times are truncated to whole ns per
+// hop, as ASTRA-sim's analytical congestion-aware backend does; otherwise they are exact in ps.
+// ASTRA-sim runs this only on 1-D topologies; chorus runs it on any.
+#pragma once
+
+#include "chorus/collective/schedule.hpp"
+#include "chorus/network/link_stats.hpp"
+#include "chorus/topology/route_table.hpp"
+
+namespace chorus {
+
+struct AwareRunResult {
+  Time makespan;
+  uint64_t events = 0;
+  LinkStats links;
+};
+
+AwareRunResult run_aware(const Schedule& schedule, const RouteTable& routes, bool astra_rounding);
+
+// One hop's serialisation time and its total delay (latency + serialisation) under either rounding.
+struct HopTime {
+  Time serialization;
+  Time delay;
+};
+HopTime hop_time(const Topology& topology, LinkId link, Bytes bytes, bool astra_rounding);
+
+}  // namespace chorus

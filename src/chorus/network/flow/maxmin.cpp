@@ -1,0 +1,144 @@
+// Incremental progressive filling (see maxmin.hpp).
+#include "chorus/network/flow/maxmin.hpp"
+
+#include <algorithm>
+#include <queue>
+
+#include "chorus/core/assert.hpp"
+
+namespace chorus {
+
+uint32_t MaxMinSystem::add_resource(double capacity) {
+  CHORUS_ASSERT(capacity > 0, "resource capacity {}", capacity);
+  resources_.push_back(Resource{capacity, {}, 0, 0, 0, 0});
+  return static_cast<uint32_t>(resources_.size() - 1);
+}
+
+uint32_t MaxMinSystem::add_flow(std::span<const uint32_t> resources) {
+  uint32_t id = 0;
+  if (!free_flows_.empty()) {
+    id = free_flows_.back();
+    free_flows_.pop_back();
+  } else {
+    id = static_cast<uint32_t>(flows_.size());
+    flows_.emplace_back();
+  }
+  Flow& f = flows_[id];
+  f.resources.assign(resources.begin(), resources.end());
+  f.slot.resize(resources.size());
+  f.rate = 0;
+  f.active = true;
+  for (size_t i = 0; i < resources.size(); ++i) {
+    Resource& r = resources_[resources[i]];
+    f.slot[i] = static_cast<uint32_t>(r.flows.size());
+    r.flows.push_back(id);
+    dirty_.push_back(resources[i]);
+  }
+  return id;
+}
+
+void MaxMinSystem::remove_flow(uint32_t id) {
+  Flow& f = flows_[id];
+  CHORUS_ASSERT(f.active, "removing inactive flow {}", id);
+  for (size_t i = 0; i < f.resources.size(); ++i) {
+    Resource& r = resources_[f.resources[i]];
+    const uint32_t slot = f.slot[i];
+    const uint32_t moved = r.flows.back();
+    r.flows[slot] = moved;
+    r.flows.pop_back();
+    if (moved != id) {
+      Flow& m = flows_[moved];
+      for (size_t j = 0; j < m.resources.size(); ++j) {
+        if (m.resources[j] == f.resources[i]) m.slot[j] = slot;
+      }
+    }
+    dirty_.push_back(f.resources[i]);
+  }
+  f.active = false;
+  f.rate = 0;
+  free_flows_.push_back(id);
+}
+
+// Everything reachable from the dirty resources through shared flows.
+void MaxMinSystem::collect_component(std::vector<uint32_t>& resources, std::vector<uint32_t>& flows) {
+  ++epoch_;
+  std::vector<uint32_t> stack;
+  for (uint32_t r : dirty_) {
+    if (resources_[r].mark != epoch_) {
+      resources_[r].mark = epoch_;
+      stack.push_back(r);
+    }
+  }
+  dirty_.clear();
+  while (!stack.empty()) {
+    const uint32_t r = stack.back();
+    stack.pop_back();
+    resources.push_back(r);
+    for (uint32_t f : resources_[r].flows) {
+      if (flows_[f].mark == epoch_) continue;
+      flows_[f].mark = epoch_;
+      flows.push_back(f);
+      for (uint32_t q : flows_[f].resources) {
+        if (resources_[q].mark != epoch_) {
+          resources_[q].mark = epoch_;
+          stack.push_back(q);
+        }
+      }
+    }
+  }
+}
+
+void MaxMinSystem::water_fill(const std::vector<uint32_t>& resources, const std::vector<uint32_t>& flows,
+                              std::vector<uint32_t>& changed) {
+  struct Entry {
+    double share;
+    uint32_t resource;
+    uint32_t version;
+    bool operator>(const Entry& o) const { return share != o.share ? share > o.share : resource > o.resource; }
+  };
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  for (uint32_t r : resources) {
+    Resource& res = resources_[r];
+    res.remaining = res.capacity;
+    res.unfrozen = static_cast<uint32_t>(res.flows.size());
+    ++res.version;
+    if (res.unfrozen > 0) heap.push({res.remaining / res.unfrozen, r, res.version});
+  }
+  std::vector<double> old_rate(flows.size());
+  for (size_t i = 0; i < flows.size(); ++i) {
+    old_rate[i] = flows_[flows[i]].rate;
+    flows_[flows[i]].frozen = false;
+  }
+  while (!heap.empty()) {
+    const Entry top = heap.top();
+    heap.pop();
+    Resource& bottleneck = resources_[top.resource];
+    if (top.version != bottleneck.version || bottleneck.unfrozen == 0) continue;
+    const double share = std::max(0.0, top.share);
+    for (uint32_t f : bottleneck.flows) {
+      Flow& flow = flows_[f];
+      if (flow.frozen) continue;
+      flow.frozen = true;
+      flow.rate = share;
+      for (uint32_t q : flow.resources) {
+        Resource& res = resources_[q];
+        res.remaining = std::max(0.0, res.remaining - share);
+        --res.unfrozen;
+        ++res.version;
+        if (res.unfrozen > 0) heap.push({res.remaining / res.unfrozen, q, res.version});
+      }
+    }
+  }
+  for (size_t i = 0; i < flows.size(); ++i) {
+    if (flows_[flows[i]].rate != old_rate[i] || old_rate[i] == 0) changed.push_back(flows[i]);
+  }
+}
+
+void MaxMinSystem::solve(std::vector<uint32_t>& changed) {
+  if (dirty_.empty()) return;
+  std::vector<uint32_t> resources, flows;
+  collect_component(resources, flows);
+  water_fill(resources, flows, changed);
+}
+
+}  // namespace chorus

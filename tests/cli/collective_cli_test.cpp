@@ -1,0 +1,111 @@
+// End-to-end runs of the `chorus` CLI with --json: the printed object is parsed and checked against values
+// derived by hand (an ASTRA-sim-compatible ring All-Reduce, a native ring All-Reduce, and the lower bounds of
+// a ring All-Gather).
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace chorus {
+namespace {
+
+struct JsonRun {
+  int status = -1;  // the shell's status as returned by pclose
+  std::string out;
+};
+
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      quoted.append("'\\''");
+    } else {
+      quoted.push_back(c);
+    }
+  }
+  quoted.push_back('\'');
+  return quoted;
+}
+
+// Runs `chorus ARGS...` under a timeout; stderr passes through to the test's own stderr.
+JsonRun run_cli(const std::vector<std::string>& args) {
+  std::string command = "timeout -k 5 60 ";
+  command.append(shell_quote(CHORUS_BINARY));
+  for (const std::string& a : args) {
+    command.push_back(' ');
+    command.append(shell_quote(a));
+  }
+  JsonRun run;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr)
+    return run;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    run.out.append(buffer, n);
+  run.status = ::pclose(pipe);
+  return run;
+}
+
+// Runs the CLI and parses its single JSON line; fails the test when it does not exit 0 with valid JSON.
+nlohmann::json run_json(const std::vector<std::string>& args) {
+  const JsonRun run = run_cli(args);
+  EXPECT_TRUE(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0) << "status " << run.status << ": " << run.out;
+  const nlohmann::json parsed = nlohmann::json::parse(run.out, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(parsed.is_discarded()) << "not JSON: " << run.out;
+  return parsed.is_discarded() ? nlohmann::json::object() : parsed;
+}
+
+std::string reference(const std::string& relative) {
+  return std::string(CHORUS_REFERENCE_DIR) + "/" + relative;
+}
+
+void expect_relative_near(double actual, double expected, double tolerance) {
+  EXPECT_LE(std::abs(actual - expected), tolerance * std::abs(expected)) << actual << " vs " << expected;
+}
+
+TEST(CollectiveCli, AstraRingAllReduceMatchesHandValue) {
+  const nlohmann::json j = run_json({"collective", "--network", reference("astra-sim-inputs/network/Ring_8.yml"),
+                                     "--system", reference("astra-sim-inputs/system/ring_1d.json"), "--collective",
+                                     "all_reduce", "--size", "1MiB", "--json"});
+  for (const char* key : {"time_ns", "bound_ns", "algbw_GBps", "busbw_GBps", "npus", "collective", "algorithm"}) {
+    EXPECT_TRUE(j.contains(key)) << "missing " << key << " in " << j.dump();
+  }
+  ASSERT_TRUE(j.contains("time_ns") && j.contains("algbw_GBps") && j.contains("busbw_GBps")) << j.dump();
+  // 4 chunks of 256 KiB; per chunk 10 ns + 7 * (1110 + 10 + 60) ns (RS with reduction) + 7 * (1110 + 10) ns (AG).
+  EXPECT_EQ(j["time_ns"].get<double>(), 64440.0);
+  const double algbw = 1048576.0 / 64440e-9 / 1e9;
+  expect_relative_near(j["algbw_GBps"].get<double>(), algbw, 1e-9);
+  expect_relative_near(j["busbw_GBps"].get<double>(), algbw * 2.0 * 7.0 / 8.0, 1e-9);
+  EXPECT_EQ(j["npus"].get<int>(), 8);
+  EXPECT_EQ(j["collective"].get<std::string>(), "all_reduce");
+  EXPECT_EQ(j["algorithm"].get<std::string>(), "ring");
+}
+
+TEST(CollectiveCli, NativeRingAllReduceMatchesAlphaBeta) {
+  const nlohmann::json j = run_json({"collective", "--topology", "ring:8", "--bandwidth", "50GB/s", "--latency", "1us",
+                                     "--algorithm", "ring", "--collective", "all_reduce", "--size", "8MB", "--json"});
+  ASSERT_TRUE(j.contains("time_ns")) << j.dump();
+  // 2 (p - 1) (alpha + (D / p) / B) = 14 * (1 us + 1e6 B / 50e9 B/s) = 14 * 21 us.
+  EXPECT_EQ(j["time_ns"].get<double>(), 294000.0);
+}
+
+TEST(CollectiveCli, BoundRingAllGather) {
+  const nlohmann::json j = run_json({"bound", "--topology", "ring:8", "--bandwidth", "50GB/s", "--latency", "1us",
+                                     "--collective", "all_gather", "--size", "8MB", "--json"});
+  for (const char* key : {"bound_ns", "bandwidth_bound_ns", "latency_bound_ns"}) {
+    ASSERT_TRUE(j.contains(key)) << "missing " << key << " in " << j.dump();
+  }
+  // Bidirectional ring All-Gather: (N - 1) M / (2 N B) = 7 * 8e6 / (16 * 50e9) s = 70 us.
+  expect_relative_near(j["bandwidth_bound_ns"].get<double>(), 70000.0, 1e-12);
+  // Diameter 4 hops * 1 us.
+  expect_relative_near(j["latency_bound_ns"].get<double>(), 4000.0, 1e-12);
+  EXPECT_GE(j["bound_ns"].get<double>(), 70000.0);
+}
+
+}  // namespace
+}  // namespace chorus
