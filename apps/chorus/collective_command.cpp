@@ -68,8 +68,10 @@ CollectivePlanConfig native_plan(const CollectiveOptions& o) {
   } else {
     throw Error("", "--composition", fmt::format("unknown composition '{}'; expected baseline or localBWAware", o.composition));
   }
-  if (o.splits == 0) throw Error("", "--splits", "must be >= 1");
-  if (o.active_chunks == 0) throw Error("", "--active-chunks", "must be >= 1");
+  if (o.splits == 0 || o.splits > 1'000'000) throw Error("", "--splits", fmt::format("is {}; must be 1 to 1000000", o.splits));
+  if (o.active_chunks == 0 || o.active_chunks > 1'000'000) {
+    throw Error("", "--active-chunks", fmt::format("is {}; must be 1 to 1000000", o.active_chunks));
+  }
   config.splits = o.splits;
   config.active_chunks = o.active_chunks;
   if (!o.endpoint_delay.empty()) config.overheads.endpoint_delay = parse_time(o.endpoint_delay, "--endpoint-delay");

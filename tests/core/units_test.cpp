@@ -33,7 +33,7 @@ TEST(ParseUnits, Sizes) {
 }
 
 TEST(ParseUnits, BadSizesNameTheField) {
-  for (const char* bad : {"", "abc", "12XB", "-5MiB", "1.5B", "MiB", "1e30GB"}) {
+  for (const char* bad : {"", "abc", "12XB", "-5MiB", "1.5B", "MiB", "1e30GB", "2048TiB"}) {
     try {
       parse_size(bad, "--size");
       ADD_FAILURE() << "accepted '" << bad << "'";
@@ -52,6 +52,8 @@ TEST(ParseUnits, BandwidthAndTime) {
   EXPECT_EQ(parse_time("1.25ns", "--latency"), Time::ps(1250));
   EXPECT_THROW(parse_bandwidth("50", "--bandwidth"), Error);
   EXPECT_THROW(parse_bandwidth("0GB/s", "--bandwidth"), Error);
+  EXPECT_THROW(parse_bandwidth("1e-300GB/s", "--bandwidth"), Error);  // below 1 KB/s: a unit mistake
+  EXPECT_THROW(parse_bandwidth("2EB/s", "--bandwidth"), Error);
   EXPECT_THROW(parse_time("5", "--latency"), Error);
   EXPECT_THROW(parse_time("5 parsecs", "--latency"), Error);
 }

@@ -25,7 +25,7 @@ struct Row {
   int64_t finish_ns = 0;
 };
 
-std::vector<Row> unaware_rows() {
+std::vector<Row> rows_of(const std::string& backend) {
   std::ifstream in(std::string(CHORUS_REFERENCE_DIR) + "/astra-sim-results.csv");
   std::vector<Row> rows;
   std::string line;
@@ -44,7 +44,7 @@ std::vector<Row> unaware_rows() {
     r.npus = static_cast<uint32_t>(std::stoul(npus));
     r.size = std::stoll(size);
     r.finish_ns = std::stoll(finish);
-    if (r.backend == "unaware") rows.push_back(r);
+    if (r.backend == backend) rows.push_back(r);
   }
   return rows;
 }
@@ -55,7 +55,8 @@ std::string network_file(const Row& r) {
   return dir + r.topology + "_" + std::to_string(r.npus) + ".yml";
 }
 
-CollectiveRunResult run_row(const Row& r, const Topology& topology, Evaluation evaluation) {
+CollectiveRunResult run_row(const Row& r, const Topology& topology, Evaluation evaluation,
+                            NetworkModelKind model = NetworkModelKind::Unaware) {
   const AstraSystemConfig system =
       load_astra_system(std::string(CHORUS_REFERENCE_DIR) + "/astra-sim-inputs/system/" + r.system + ".json");
   const CollectiveKind kind = *parse_collective_kind(r.collective);
@@ -63,13 +64,14 @@ CollectiveRunResult run_row(const Row& r, const Topology& topology, Evaluation e
   options.plan = system.plan_config(kind);
   options.astra_compatible = true;
   options.evaluation = evaluation;
+  options.model = model;
   // The CSV's size is ASTRA-sim's comm_size; for All-Gather that is each NPU's contribution.
   const int64_t size = kind == CollectiveKind::AllGather ? r.size * r.npus : r.size;
   return run_collective(topology, Collective{kind, Bytes(size), topology.npu_count()}, options);
 }
 
 TEST(AstraCompat, EveryUnawareRowToTheNanosecond) {
-  const std::vector<Row> rows = unaware_rows();
+  const std::vector<Row> rows = rows_of("unaware");
   ASSERT_GE(rows.size(), 40u);
   for (const Row& r : rows) {
     SCOPED_TRACE(r.topology + " " + std::to_string(r.npus) + " " + r.collective + " " + std::to_string(r.size) + " " +
@@ -85,6 +87,36 @@ TEST(AstraCompat, EveryUnawareRowToTheNanosecond) {
       EXPECT_EQ(full.time, fast.time);
     }
   }
+}
+
+TEST(AstraCompat, EveryAwareRowToTheNanosecond) {
+  const std::vector<Row> rows = rows_of("aware");
+  ASSERT_GE(rows.size(), 40u);
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.topology + " " + std::to_string(r.npus) + " " + r.collective + " " + std::to_string(r.size) + " " +
+                 r.system);
+    const Topology topology = load_astra_network(network_file(r));
+    const CollectiveRunResult fast = run_row(r, topology, Evaluation::Auto, NetworkModelKind::Aware);
+    EXPECT_EQ(fast.evaluation, "symmetric");
+    EXPECT_EQ(fast.time, Time::ns(r.finish_ns));
+    if (fast.transfers <= 100'000) {
+      const CollectiveRunResult full = run_row(r, topology, Evaluation::Schedule, NetworkModelKind::Aware);
+      EXPECT_EQ(full.time, fast.time);
+    }
+  }
+}
+
+TEST(AstraCompat, AwareSwitchIsUnawarePlusOneStoreAndForwardPerMessage) {
+  // 8-NPU Switch (500 ns), 1 MiB ring All-Reduce, 4 splits: message m = 32768 B at 50 GiB/s = 610.35 ns
+  // serialisation. Unaware: d = floor(2 * 500 + 610.35) = 1610 ns. Aware: each of the 2 hops takes
+  // floor(500 + 610.35) = 1110 ns, d = 2220 ns. Per chunk: 10 + 7 (d + 10 + 60) + 7 (d + 10); four chunks.
+  const Topology topology =
+      load_astra_network(std::string(CHORUS_REFERENCE_DIR) + "/astra-sim-inputs/network/Switch_8.yml");
+  Row r{"aware", "Switch", 8, "all_reduce", 1 << 20, "ring_1d", 0};
+  EXPECT_EQ(run_row(r, topology, Evaluation::Auto, NetworkModelKind::Unaware).time,
+            Time::ns(4 * (10 + 7 * (1610 + 70) + 7 * (1610 + 10))));
+  EXPECT_EQ(run_row(r, topology, Evaluation::Auto, NetworkModelKind::Aware).time,
+            Time::ns(4 * (10 + 7 * (2220 + 70) + 7 * (2220 + 10))));
 }
 
 TEST(AstraCompat, WorkedExampleFromTheFormulas) {

@@ -1,6 +1,8 @@
 // Reader of ASTRA-sim system JSON (see system_config.hpp).
 #include "chorus/astra/system_config.hpp"
 
+#include <cmath>
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -15,6 +17,9 @@ namespace chorus {
 namespace {
 
 using nlohmann::json;
+
+// Chunk and window counts above a million are typos: no collective is cut that finely.
+constexpr int64_t kMaxCount = 1'000'000;
 
 const std::map<std::string, CollectiveKind>& implementation_keys() {
   static const std::map<std::string, CollectiveKind> keys = {
@@ -66,7 +71,7 @@ class Reader {
     const json& v = get(key);
     if (!v.is_number_integer()) throw Error(path_, key, fmt::format("expected an integer, got {}", v.dump()));
     const int64_t x = v.get<int64_t>();
-    if (x < low || x > (int64_t{1} << 30)) throw Error(path_, key, fmt::format("is {}; must be >= {}", x, low));
+    if (x < low || x > kMaxCount) throw Error(path_, key, fmt::format("is {}; must be between {} and {}", x, low, kMaxCount));
     return static_cast<uint32_t>(x);
   }
 
@@ -83,6 +88,12 @@ json parse_file(const std::string& path) {
   } catch (const json::parse_error& e) {
     throw Error(path, "", fmt::format("invalid JSON at byte {}", e.byte));
   }
+}
+
+std::string implementation_key(CollectiveKind kind) {
+  std::string key = to_string(kind);
+  std::replace(key.begin(), key.end(), '_', '-');
+  return key + "-implementation";
 }
 
 }  // namespace
@@ -120,8 +131,17 @@ AstraSystemConfig load_astra_system(const std::string& path) {
   }
   sys.splits = r.count("preferred-dataset-splits", 1);
   if (r.has("active-chunks-per-dimension")) sys.active_chunks = r.count("active-chunks-per-dimension", 1);
-  if (r.has("endpoint-delay")) sys.endpoint_delay = Time::ps(static_cast<int64_t>(r.number("endpoint-delay", 0) * 1000));
-  if (r.has("local-mem-bw")) sys.local_mem_bw_gbps = r.number("local-mem-bw", 0);
+  if (r.has("endpoint-delay")) {
+    const double ns = r.number("endpoint-delay", 0);
+    if (ns > 1e9) throw Error(path, "endpoint-delay", fmt::format("is {} ns; must be at most 1 s", ns));
+    sys.endpoint_delay = Time::ps(static_cast<int64_t>(std::llround(ns * 1000)));
+  }
+  if (r.has("local-mem-bw")) {
+    sys.local_mem_bw_gbps = r.number("local-mem-bw", 0);
+    if (sys.local_mem_bw_gbps != 0 && (sys.local_mem_bw_gbps < 1e-6 || sys.local_mem_bw_gbps > 1e9)) {
+      throw Error(path, "local-mem-bw", fmt::format("is {} GB/s; must be 0 (free) or between 1e-6 and 1e9", sys.local_mem_bw_gbps));
+    }
+  }
   if (r.has("peak-perf")) sys.peak_perf_tflops = r.number("peak-perf", 0);
   if (r.has("roofline-enabled")) sys.roofline_enabled = r.number("roofline-enabled", 0) != 0;
   for (const auto& [key, kind] : implementation_keys()) {
@@ -142,12 +162,10 @@ AstraSystemConfig load_astra_system(const std::string& path) {
 
 CollectivePlanConfig AstraSystemConfig::plan_config(CollectiveKind kind) const {
   const auto it = implementations.find(kind);
-  if (it == implementations.end()) {
-    std::string key = to_string(kind);
-    std::replace(key.begin(), key.end(), '_', '-');
-    throw Error(path, key + "-implementation", "missing; required to run this collective");
-  }
+  if (it == implementations.end()) throw Error(path, implementation_key(kind), "missing; required to run this collective");
   CollectivePlanConfig config;
+  config.source = path;
+  config.algorithm_field = it == implementations.end() ? "" : implementation_key(kind);
   config.algorithms.clear();
   config.repeat_single_algorithm = false;
   for (size_t i = 0; i < it->second.size(); ++i) {

@@ -28,19 +28,19 @@ std::vector<LogicalDimension> logical_dimensions(const Topology& topology, const
 }
 
 std::vector<AlgorithmChoice> algorithms_per_dimension(const CollectivePlanConfig& config, size_t dims) {
-  if (config.algorithms.empty()) throw Error("", "algorithm", "no collective algorithm given");
+  if (config.algorithms.empty()) throw Error(config.source, config.algorithm_field, "no collective algorithm given");
   if (config.algorithms.size() == 1 && config.repeat_single_algorithm) {
     return std::vector<AlgorithmChoice>(dims, config.algorithms.front());
   }
   if (config.algorithms.size() > dims) {
-    throw Error("", "algorithm",
+    throw Error(config.source, config.algorithm_field,
                 fmt::format("{} algorithms given for a network of {} dimensions", config.algorithms.size(), dims));
   }
   return config.algorithms;
 }
 
 Bytes chunk_size(const Collective& c, uint32_t npus, const CollectivePlanConfig& config) {
-  if (config.splits == 0) throw Error("", "splits", "preferred-dataset-splits must be >= 1");
+  if (config.splits == 0) throw Error(config.source, "splits", "must be >= 1");
   // Internally every phase uses ASTRA-sim's convention: an All-Gather's data is each NPU's contribution.
   const Bytes per_npu = c.kind == CollectiveKind::AllGather ? c.size / npus : c.size;
   Bytes chunk = per_npu / config.splits;
@@ -64,7 +64,8 @@ CollectivePlan plan_collective(const Topology& topology, const Collective& colle
   plan.dims = logical_dimensions(topology, config);
   plan.chunks = config.splits;
   plan.chunk_bytes = chunk_size(collective, plan.npus, config);
-  plan.active_chunks = std::max(1u, config.active_chunks);
+  // More active chunks than chunks changes nothing; clamping keeps the per-window state small.
+  plan.active_chunks = std::clamp(config.active_chunks, 1u, std::max(1u, config.splits));
   plan.overheads = config.overheads;
   const std::vector<AlgorithmChoice> algorithms = algorithms_per_dimension(config, plan.dims.size());
   std::vector<uint32_t> used;  // dimensions that take part, ascending
@@ -95,8 +96,15 @@ CollectivePlan plan_collective(const Topology& topology, const Collective& colle
                   fmt::format("{} has no built-in algorithm yet; use all_reduce, reduce_scatter, all_gather or all_to_all",
                               to_string(kind)));
   }
-  // Validate every phase's algorithm once, on member 0, so that errors surface before any work.
-  for (const PlannedPhase& phase : plan.phases) (void)member_program(phase.spec, plan.overheads, 0);
+  // Validate every phase's algorithm once, on member 0, so that errors surface before any work, naming where
+  // the algorithm was chosen.
+  for (const PlannedPhase& phase : plan.phases) {
+    try {
+      (void)member_program(phase.spec, plan.overheads, 0);
+    } catch (const Error& e) {
+      throw Error(config.source, config.algorithm_field, e.message());
+    }
+  }
   return plan;
 }
 

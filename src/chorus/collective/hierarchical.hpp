@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "chorus/collective/collective.hpp"
@@ -40,6 +41,9 @@ struct CollectivePlanConfig {
   uint32_t active_chunks = 1;
   bool astra_chunking = false;  // non-All-Gather chunks are at least `npus` bytes
   Overheads overheads;
+  // Where the algorithm choice came from, for error messages: a file and its key, or a flag.
+  std::string source;
+  std::string algorithm_field = "--algorithm";
 };
 
 // A logical dimension: `size` members, NPU id = base + member * stride.

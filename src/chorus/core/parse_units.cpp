@@ -54,7 +54,7 @@ Bytes parse_size(std::string_view text, const std::string& field) {
   for (const auto& [name, factor] : kUnits) {
     if (nu.unit == name) {
       const double bytes = nu.value * factor;
-      if (bytes > 9.2e18) throw Error("", field, fmt::format("size '{}' is too large", text));
+      if (bytes > static_cast<double>(kMaxSizeBytes)) throw Error("", field, fmt::format("size '{}' is above 1 PiB", text));
       if (bytes != std::floor(bytes)) throw Error("", field, fmt::format("size '{}' is not a whole number of bytes", text));
       return Bytes(static_cast<int64_t>(bytes));
     }
@@ -75,7 +75,11 @@ Bandwidth parse_bandwidth(std::string_view text, const std::string& field) {
   for (const auto& [name, factor] : kUnits) {
     if (nu.unit == name) {
       if (nu.value <= 0) throw Error("", field, fmt::format("bandwidth '{}' must be > 0", text));
-      return Bandwidth::bytes_per_s(nu.value * factor);
+      const double bytes_per_s = nu.value * factor;
+      if (bytes_per_s < kMinBandwidthBytesPerS || bytes_per_s > kMaxBandwidthBytesPerS) {
+        throw Error("", field, fmt::format("bandwidth '{}' is outside 1 KB/s to 1 EB/s", text));
+      }
+      return Bandwidth::bytes_per_s(bytes_per_s);
     }
   }
   throw Error("", field, fmt::format("unknown bandwidth unit '{}' in '{}'; expected e.g. GB/s, GiB/s, Gbps", nu.unit, text));

@@ -2,6 +2,7 @@
 #include "chorus/core/units.hpp"
 
 #include <cmath>
+#include <ostream>
 
 #include <fmt/format.h>
 
@@ -36,5 +37,9 @@ std::string to_string(Time t) {
   if (std::fabs(ns) >= 1e3) return fmt::format("{:.6g} us", ns / 1e3);
   return fmt::format("{:.6g} ns", ns);
 }
+
+std::ostream& operator<<(std::ostream& os, Time t) { return os << t.picoseconds() << " ps"; }
+
+std::ostream& operator<<(std::ostream& os, Bytes b) { return os << b.count() << " B"; }
 
 }  // namespace chorus

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <compare>
+#include <iosfwd>
 #include <limits>
 #include <string>
 
@@ -87,6 +88,13 @@ class Bandwidth {
   double bps_ = 0;
 };
 
+// The range of link bandwidths chorus accepts at its edges (1 KB/s to 1 EB/s): outside it a value is a typo or a
+// unit mistake, and times computed from it would overflow the picosecond range.
+inline constexpr double kMinBandwidthBytesPerS = 1e3;
+inline constexpr double kMaxBandwidthBytesPerS = 1e18;
+// Sizes above 1 PiB are rejected at the edges for the same reason.
+inline constexpr int64_t kMaxSizeBytes = int64_t{1} << 50;
+
 // Time to push `size` through `bandwidth` (serialisation only, no latency), rounded up to whole picoseconds.
 Time transfer_time(Bytes size, Bandwidth bandwidth);
 
@@ -94,5 +102,9 @@ Time transfer_time(Bytes size, Bandwidth bandwidth);
 std::string to_string(Bytes b);
 std::string to_string(Bandwidth b);
 std::string to_string(Time t);
+
+// Stream output (used by test frameworks to print values): "1234 ps", "1024 B".
+std::ostream& operator<<(std::ostream& os, Time t);
+std::ostream& operator<<(std::ostream& os, Bytes b);
 
 }  // namespace chorus

@@ -10,9 +10,7 @@
 
 namespace chorus {
 
-HopTime hop_time(const Topology& topology, LinkId link, Bytes bytes, bool astra_rounding) {
-  const Bandwidth bw = topology.link_bandwidth(link);
-  const Time latency = topology.link_latency(link);
+HopTime hop_time(Bandwidth bw, Time latency, Bytes bytes, bool astra_rounding) {
   if (astra_rounding) {
     // ASTRA-sim: busy for (int)(size / bw) ns, next hop after (int)(latency + size / bw) ns, bw in B/ns.
     const double serial_ns = static_cast<double>(bytes.count()) / (bw.bytes_per_second() / 1e9);
@@ -29,10 +27,10 @@ enum EventKind : uint32_t { kStart, kHop };
 
 class AwareSimulation {
  public:
-  AwareSimulation(const Schedule& schedule, const RouteTable& routes, bool astra_rounding)
-      : schedule_(schedule), routes_(routes), topology_(routes.topology()), dag_(schedule), astra_(astra_rounding) {
-    free_at_.assign(topology_.link_count(), 0);
-    result_.links.resize(topology_.link_count());
+  AwareSimulation(const Schedule& schedule, const ResourceRoutes& routes, bool astra_rounding)
+      : schedule_(schedule), routes_(routes), dag_(schedule), astra_(astra_rounding) {
+    free_at_.assign(routes.resource_count(), 0);
+    result_.links.resize(routes.resource_count());
   }
 
   AwareRunResult run() {
@@ -64,16 +62,16 @@ class AwareSimulation {
 
   // The message of `op` reaches hop `index` of its route at `now`.
   void hop(OpId op, uint32_t index, int64_t now) {
-    const auto route = routes_.route(schedule_.src(op), schedule_.dst(op));
+    const std::span<const uint32_t> route = routes_.route(op);
     if (index == route.size()) {
       finish(op, now);
       return;
     }
-    const LinkId link = route[index];
-    const HopTime t = hop_time(topology_, link, schedule_.bytes(op), astra_);
-    const int64_t begin = std::max(now, free_at_[link.value]);
-    free_at_[link.value] = begin + t.serialization.picoseconds();
-    record(link.value, now, begin, t, schedule_.bytes(op));
+    const uint32_t link = route[index];
+    const HopTime t = hop_time(routes_.bandwidth(link), routes_.latency(link), schedule_.bytes(op), astra_);
+    const int64_t begin = std::max(now, free_at_[link]);
+    free_at_[link] = begin + t.serialization.picoseconds();
+    record(link, now, begin, t, schedule_.bytes(op));
     push(begin + t.delay.picoseconds(), kHop, op.value, index + 1);
   }
 
@@ -94,8 +92,7 @@ class AwareSimulation {
   }
 
   const Schedule& schedule_;
-  const RouteTable& routes_;
-  const Topology& topology_;
+  const ResourceRoutes& routes_;
   DagTracker dag_;
   bool astra_;
   std::priority_queue<TimedEvent, std::vector<TimedEvent>, std::greater<>> events_;
@@ -109,7 +106,7 @@ class AwareSimulation {
 
 }  // namespace
 
-AwareRunResult run_aware(const Schedule& schedule, const RouteTable& routes, bool astra_rounding) {
+AwareRunResult run_aware(const Schedule& schedule, const ResourceRoutes& routes, bool astra_rounding) {
   return AwareSimulation(schedule, routes, astra_rounding).run();
 }
 

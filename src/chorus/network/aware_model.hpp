@@ -10,7 +10,7 @@
 
 #include "chorus/collective/schedule.hpp"
 #include "chorus/network/link_stats.hpp"
-#include "chorus/topology/route_table.hpp"
+#include "chorus/network/resource_routes.hpp"
 
 namespace chorus {
 
@@ -20,13 +20,13 @@ struct AwareRunResult {
   LinkStats links;
 };
 
-AwareRunResult run_aware(const Schedule& schedule, const RouteTable& routes, bool astra_rounding);
+AwareRunResult run_aware(const Schedule& schedule, const ResourceRoutes& routes, bool astra_rounding);
 
 // One hop's serialisation time and its total delay (latency + serialisation) under either rounding.
 struct HopTime {
   Time serialization;
   Time delay;
 };
-HopTime hop_time(const Topology& topology, LinkId link, Bytes bytes, bool astra_rounding);
+HopTime hop_time(Bandwidth bandwidth, Time latency, Bytes bytes, bool astra_rounding);
 
 }  // namespace chorus

@@ -16,14 +16,13 @@ enum EventKind : uint32_t { kStart, kTransmit, kDone };
 
 class FlowSimulation {
  public:
-  FlowSimulation(const Schedule& schedule, const RouteTable& routes)
-      : schedule_(schedule), routes_(routes), topology_(routes.topology()), dag_(schedule) {
-    for (uint32_t l = 0; l < topology_.link_count(); ++l) {
-      system_.add_resource(topology_.link_bandwidth(LinkId{l}).bytes_per_second());
-    }
-    result_.links.resize(topology_.link_count());
-    active_on_link_.assign(topology_.link_count(), 0);
-    busy_since_.assign(topology_.link_count(), 0);
+  FlowSimulation(const Schedule& schedule, const ResourceRoutes& routes)
+      : schedule_(schedule), routes_(routes), dag_(schedule) {
+    const uint32_t n = routes.resource_count();
+    for (uint32_t r = 0; r < n; ++r) system_.add_resource(routes.bandwidth(r).bytes_per_second());
+    result_.links.resize(n);
+    active_on_link_.assign(n, 0);
+    busy_since_.assign(n, 0);
   }
 
   FlowRunResult run() {
@@ -61,7 +60,7 @@ class FlowSimulation {
       return;
     }
     Time latency = Time::zero();
-    for (LinkId l : routes_.route(schedule_.src(op), schedule_.dst(op))) latency += topology_.link_latency(l);
+    for (uint32_t r : routes_.route(op)) latency += routes_.latency(r);
     push(now + latency.picoseconds(), kTransmit, op.value, 0);
   }
 
@@ -70,9 +69,7 @@ class FlowSimulation {
       finish(op, now);
       return;
     }
-    const auto route = routes_.route(schedule_.src(op), schedule_.dst(op));
-    std::vector<uint32_t> resources(route.size());
-    for (size_t i = 0; i < route.size(); ++i) resources[i] = route[i].value;
+    const std::span<const uint32_t> resources = routes_.route(op);
     const uint32_t flow = system_.add_flow(resources);
     if (flow >= flow_op_.size()) {
       flow_op_.resize(flow + 1);
@@ -94,9 +91,7 @@ class FlowSimulation {
 
   void complete_flow(uint32_t flow, int64_t now) {
     const OpId op{flow_op_[flow]};
-    const auto route = routes_.route(schedule_.src(op), schedule_.dst(op));
-    for (LinkId link : route) {
-      const uint32_t l = link.value;
+    for (uint32_t l : routes_.route(op)) {
       result_.links.bytes[l] += static_cast<double>(schedule_.bytes(op).count());
       if (--active_on_link_[l] == 0) result_.links.busy[l] += Time::ps(now - busy_since_[l]);
     }
@@ -130,8 +125,7 @@ class FlowSimulation {
   }
 
   const Schedule& schedule_;
-  const RouteTable& routes_;
-  const Topology& topology_;
+  const ResourceRoutes& routes_;
   DagTracker dag_;
   MaxMinSystem system_;
   std::priority_queue<TimedEvent, std::vector<TimedEvent>, std::greater<>> events_;
@@ -149,7 +143,7 @@ class FlowSimulation {
 
 }  // namespace
 
-FlowRunResult run_flow(const Schedule& schedule, const RouteTable& routes) {
+FlowRunResult run_flow(const Schedule& schedule, const ResourceRoutes& routes) {
   return FlowSimulation(schedule, routes).run();
 }
 

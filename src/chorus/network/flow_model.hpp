@@ -5,14 +5,15 @@
 // flows that cross its links at that moment; rates are re-solved, incrementally, whenever a flow starts or ends.
 // Unlike ASTRA-sim's congestion-aware backend it runs on any topology: multi-dimensional, switched, heterogeneous.
 //
-//   FlowRunResult r = run_flow(schedule, RouteTable(topology));
+//   RouteTable table(topology);
+//   FlowRunResult r = run_flow(schedule, PhysicalRoutes(schedule, table));
 #pragma once
 
 #include <cstdint>
 
 #include "chorus/collective/schedule.hpp"
 #include "chorus/network/link_stats.hpp"
-#include "chorus/topology/route_table.hpp"
+#include "chorus/network/resource_routes.hpp"
 
 namespace chorus {
 
@@ -20,9 +21,9 @@ struct FlowRunResult {
   Time makespan;
   uint64_t events = 0;      // flow starts, rate changes and completions processed
   uint64_t rate_updates = 0;  // flows whose rate was recomputed
-  LinkStats links;
+  LinkStats links;  // per resource
 };
 
-FlowRunResult run_flow(const Schedule& schedule, const RouteTable& routes);
+FlowRunResult run_flow(const Schedule& schedule, const ResourceRoutes& routes);
 
 }  // namespace chorus

@@ -9,7 +9,9 @@
 #include "chorus/network/aware_model.hpp"
 #include "chorus/network/flow_model.hpp"
 #include "chorus/network/message_cost.hpp"
+#include "chorus/network/resource_routes.hpp"
 #include "chorus/network/symmetric.hpp"
+#include "chorus/network/symmetric_contention.hpp"
 #include "chorus/network/unaware.hpp"
 #include "chorus/topology/route_table.hpp"
 
@@ -63,16 +65,16 @@ void run_schedule(const Topology& topology, const CollectiveRunOptions& options,
       return;
     }
     case NetworkModelKind::Aware: {
-      const RouteTable routes(topology);
-      AwareRunResult r = run_aware(schedule, routes, options.astra_compatible);
+      const RouteTable table(topology);
+      AwareRunResult r = run_aware(schedule, PhysicalRoutes(schedule, table), options.astra_compatible);
       result.time = r.makespan;
       result.events = r.events;
       if (options.collect_link_stats) result.links = std::move(r.links);
       return;
     }
     case NetworkModelKind::Flow: {
-      const RouteTable routes(topology);
-      FlowRunResult r = run_flow(schedule, routes);
+      const RouteTable table(topology);
+      FlowRunResult r = run_flow(schedule, PhysicalRoutes(schedule, table));
       result.time = r.makespan;
       result.events = r.events;
       if (options.collect_link_stats) result.links = std::move(r.links);
@@ -95,9 +97,14 @@ CollectiveRunResult run_collective(const Topology& topology, const Collective& c
     result.evaluation = "symmetric";
     return result;
   }
-  if (options.model != NetworkModelKind::Unaware && options.evaluation == Evaluation::Symmetric) {
-    throw Error("", "--evaluation", fmt::format("symmetric evaluation is not available for the {} model yet",
-                                                to_string(options.model)));
+  if (options.model != NetworkModelKind::Unaware && !options.collect_link_stats &&
+      use_symmetric(options, can_simulate_contention_symmetrically(result.plan, topology))) {
+    const SymmetricContentionResult r =
+        simulate_symmetric_contention(result.plan, topology, options.model, options.astra_compatible);
+    result.time = r.makespan;
+    result.events = r.events;
+    result.evaluation = "symmetric";
+    return result;
   }
   run_schedule(topology, options, result);
   return result;

@@ -100,7 +100,10 @@ Bandwidth get_bandwidth(const std::string& path, const YAML::Node& node, const s
   const double value = get_number(path, node, field);
   if (value <= 0)
     throw Error(path, field, fmt::format("is {} GB/s; must be > 0", node.Scalar()));
-  return Bandwidth::gib_per_s(value);  // ASTRA-sim's analytical backend reads "GB" as 2^30 bytes
+  const Bandwidth bandwidth = Bandwidth::gib_per_s(value);  // ASTRA-sim's analytical backend reads "GB" as 2^30 B
+  if (bandwidth.bytes_per_second() < kMinBandwidthBytesPerS || bandwidth.bytes_per_second() > kMaxBandwidthBytesPerS)
+    throw Error(path, field, fmt::format("is {} GB/s; must be between 1e-6 and 1e9 GB/s", node.Scalar()));
+  return bandwidth;  // ASTRA-sim's analytical backend reads "GB" as 2^30 bytes
 }
 
 Time get_latency(const std::string& path, const YAML::Node& node, const std::string& field) {

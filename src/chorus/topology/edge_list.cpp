@@ -114,6 +114,9 @@ class EdgeListParser {
     const double gib_per_s = read_number(line, 2);
     if (gib_per_s <= 0)
       fail(line, fmt::format("bandwidth {} GiB/s must be > 0", line.fields[2]));
+    if (Bandwidth::gib_per_s(gib_per_s).bytes_per_second() < kMinBandwidthBytesPerS ||
+        Bandwidth::gib_per_s(gib_per_s).bytes_per_second() > kMaxBandwidthBytesPerS)
+      fail(line, fmt::format("bandwidth {} GiB/s is outside 1e-6 to 1e9 GiB/s", line.fields[2]));
     const double latency_us = read_number(line, 3);
     if (latency_us < 0)
       fail(line, fmt::format("latency {} us must be >= 0", line.fields[3]));

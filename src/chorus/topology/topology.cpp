@@ -1,6 +1,8 @@
 // Topology storage, validation and CSR adjacency.
 #include "chorus/topology/topology.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "chorus/core/assert.hpp"
@@ -50,7 +52,7 @@ LinkId TopologyBuilder::add_link(NodeId src, NodeId dst, Bandwidth bandwidth, Ti
     throw Error(source_, field, fmt::format("node id out of range; the topology has {} nodes", node_count()));
   }
   if (src == dst) throw Error(source_, field, "a link may not connect a node to itself");
-  if (!(bandwidth.bytes_per_second() > 0)) {
+  if (!(bandwidth.bytes_per_second() > 0) || !std::isfinite(bandwidth.bytes_per_second())) {
     throw Error(source_, field, fmt::format("bandwidth is {} B/s; must be > 0", bandwidth.bytes_per_second()));
   }
   if (latency < Time::zero()) throw Error(source_, field, fmt::format("latency is {}; must be >= 0", to_string(latency)));

@@ -38,22 +38,27 @@ uint32_t MaxMinSystem::add_flow(std::span<const uint32_t> resources) {
 }
 
 void MaxMinSystem::remove_flow(uint32_t id) {
-  Flow& f = flows_[id];
-  CHORUS_ASSERT(f.active, "removing inactive flow {}", id);
-  for (size_t i = 0; i < f.resources.size(); ++i) {
-    Resource& r = resources_[f.resources[i]];
-    const uint32_t slot = f.slot[i];
-    const uint32_t moved = r.flows.back();
+  CHORUS_ASSERT(flows_[id].active, "removing inactive flow {}", id);
+  for (size_t i = 0; i < flows_[id].resources.size(); ++i) {
+    const uint32_t resource = flows_[id].resources[i];
+    Resource& r = resources_[resource];
+    const uint32_t slot = flows_[id].slot[i];
+    const uint32_t last = static_cast<uint32_t>(r.flows.size() - 1);
+    const uint32_t moved = r.flows[last];
     r.flows[slot] = moved;
     r.flows.pop_back();
-    if (moved != id) {
-      Flow& m = flows_[moved];
-      for (size_t j = 0; j < m.resources.size(); ++j) {
-        if (m.resources[j] == f.resources[i]) m.slot[j] = slot;
+    // The moved entry is the listing of `moved` (possibly this flow, if it crosses the resource twice) that sat
+    // in the last slot.
+    Flow& m = flows_[moved];
+    for (size_t j = 0; j < m.resources.size(); ++j) {
+      if (m.resources[j] == resource && m.slot[j] == last) {
+        m.slot[j] = slot;
+        break;
       }
     }
-    dirty_.push_back(f.resources[i]);
+    dirty_.push_back(resource);
   }
+  Flow& f = flows_[id];
   f.active = false;
   f.rate = 0;
   free_flows_.push_back(id);

@@ -21,7 +21,8 @@ namespace chorus {
 class MaxMinSystem {
  public:
   uint32_t add_resource(double capacity);
-  // A flow over `resources` (each listed once). Ids of removed flows are reused.
+  // A flow over `resources`. A resource listed k times is loaded k times by the flow's rate (a weighted flow,
+  // used for classes of symmetric links). Ids of removed flows are reused.
   uint32_t add_flow(std::span<const uint32_t> resources);
   void remove_flow(uint32_t flow);
   // Re-solves the part of the system affected by changes since the last call; appends to `changed` the
