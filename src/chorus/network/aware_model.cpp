@@ -31,6 +31,7 @@ class AwareSimulation {
       : schedule_(schedule), routes_(routes), dag_(schedule), astra_(astra_rounding) {
     free_at_.assign(routes.resource_count(), 0);
     result_.links.resize(routes.resource_count());
+    result_.finish.assign(schedule.size(), Time::zero());
   }
 
   AwareRunResult run() {
@@ -86,6 +87,7 @@ class AwareSimulation {
 
   void finish(OpId op, int64_t now) {
     result_.makespan = std::max(result_.makespan, Time::ps(now));
+    result_.finish[op.value] = Time::ps(now);
     ready_.clear();
     dag_.finish(op, ready_);
     for (OpId next : ready_) push(now + schedule_.pre_delay(next).picoseconds(), kStart, next.value, 0);

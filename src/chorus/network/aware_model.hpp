@@ -18,6 +18,7 @@ struct AwareRunResult {
   Time makespan;
   uint64_t events = 0;
   LinkStats links;
+  std::vector<Time> finish;  // per op
 };
 
 AwareRunResult run_aware(const Schedule& schedule, const ResourceRoutes& routes, bool astra_rounding);

@@ -23,6 +23,7 @@ class FlowSimulation {
     result_.links.resize(n);
     active_on_link_.assign(n, 0);
     busy_since_.assign(n, 0);
+    result_.finish.assign(schedule.size(), Time::zero());
   }
 
   FlowRunResult run() {
@@ -102,6 +103,7 @@ class FlowSimulation {
 
   void finish(OpId op, int64_t now) {
     result_.makespan = std::max(result_.makespan, Time::ps(now));
+    result_.finish[op.value] = Time::ps(now);
     ready_.clear();
     dag_.finish(op, ready_);
     for (OpId next : ready_) push(now + schedule_.pre_delay(next).picoseconds(), kStart, next.value, 0);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "chorus/collective/schedule.hpp"
 #include "chorus/network/link_stats.hpp"
@@ -22,6 +23,7 @@ struct FlowRunResult {
   uint64_t events = 0;      // flow starts, rate changes and completions processed
   uint64_t rate_updates = 0;  // flows whose rate was recomputed
   LinkStats links;  // per resource
+  std::vector<Time> finish;  // per op: when it ended (a transfer: when its last byte arrived)
 };
 
 FlowRunResult run_flow(const Schedule& schedule, const ResourceRoutes& routes);
