@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "chorus/collective/max_flow.hpp"
 #include "chorus/core/assert.hpp"
 #include "chorus/core/error.hpp"
 
@@ -251,152 +252,37 @@ int64_t latency_diameter_floyd(const CapacityGraph& g) {
   return diameter;
 }
 
-// ---- Max-flow (Dinic, doubles) ------------------------------------------------------------------------------
+// ---- Max-flow (max_flow.hpp: highest-label push-relabel) ------------------------------------------------------
 
-// Dinic's algorithm with current-arc pointers on the arcs of a CapacityGraph, optionally plus a super source
-// (node index g.nodes) with one arc to every NPU whose capacity is reset per run (the Dinkelbach λ).
-class MaxFlow {
- public:
-  MaxFlow(const CapacityGraph& g, bool super_source, double epsilon) : graph_nodes_(g.nodes), epsilon_(epsilon) {
-    const uint32_t nodes = g.nodes + (super_source ? 1 : 0);
-    std::vector<std::pair<uint32_t, uint32_t>> arcs;  // (from, to) pairs, forward then reverse
-    std::vector<double> capacities;
-    for (size_t a = 0; a < g.src.size(); ++a) {
-      arcs.emplace_back(g.src[a], g.dst[a]);
-      capacities.push_back(g.capacity[a]);
-    }
-    const size_t first_super = arcs.size();
-    if (super_source) {
-      for (uint32_t n = 0; n < g.npus; ++n) {
-        arcs.emplace_back(g.nodes, n);
-        capacities.push_back(0);
-      }
-    }
-    build(nodes, arcs, capacities);
-    for (size_t a = first_super; a < arcs.size(); ++a)
-      super_arcs_.push_back(forward_slot_[a]);
+// The links of g as flow arcs (arc a = link a), plus, with a super source (node g.nodes), one arc to every NPU at
+// index g.src.size() + npu whose capacity is set per run (the Dinkelbach λ).
+std::vector<FlowArc> flow_arcs(const CapacityGraph& g, bool super_source) {
+  std::vector<FlowArc> arcs;
+  arcs.reserve(g.src.size() + (super_source ? g.npus : 0));
+  for (size_t a = 0; a < g.src.size(); ++a)
+    arcs.push_back(FlowArc{g.src[a], g.dst[a], g.capacity[a]});
+  if (super_source) {
+    for (uint32_t n = 0; n < g.npus; ++n)
+      arcs.push_back(FlowArc{g.nodes, n, 0});
   }
+  return arcs;
+}
 
-  uint32_t super_source() const { return graph_nodes_; }
+MaxFlow make_max_flow(const CapacityGraph& g, bool super_source, double epsilon) {
+  return MaxFlow(g.nodes + (super_source ? 1 : 0), flow_arcs(g, super_source), epsilon);
+}
 
-  void set_super_source_capacity(double capacity) {
-    for (uint32_t slot : super_arcs_)
-      capacity_[slot] = capacity;
-  }
+void set_super_source_capacity(MaxFlow& flow, const CapacityGraph& g, double capacity) {
+  for (uint32_t n = 0; n < g.npus; ++n)
+    flow.set_capacity(g.src.size() + n, capacity);
+}
 
-  // Max-flow value from source to sink; stops early once it reaches `enough` (then the cut is not minimal).
-  double run(uint32_t source, uint32_t sink, double enough = std::numeric_limits<double>::infinity()) {
-    residual_ = capacity_;
-    source_ = source;
-    double total = 0;
-    while (total < enough && build_levels(source, sink)) {
-      std::copy(offset_.begin(), offset_.end() - 1, cursor_.begin());
-      for (double pushed; (pushed = augment(source, sink, enough - total)) > epsilon_;)
-        total += pushed;
-    }
-    return total;
-  }
-
-  // After run(): the nodes of the graph (not the super source) reachable from the source in the residual graph,
-  // the source side of a minimum cut.
-  std::vector<char> source_side() const {
-    std::vector<char> seen(offset_.size() - 1, 0);
-    std::vector<uint32_t> stack{source_};
-    seen[source_] = 1;
-    while (!stack.empty()) {
-      const uint32_t u = stack.back();
-      stack.pop_back();
-      for (uint32_t a = offset_[u]; a < offset_[u + 1]; ++a) {
-        if (residual_[a] > epsilon_ && !seen[to_[a]]) {
-          seen[to_[a]] = 1;
-          stack.push_back(to_[a]);
-        }
-      }
-    }
-    seen.resize(graph_nodes_);
-    return seen;
-  }
-
- private:
-  // CSR arc arrays; each arc's partner (the reverse residual arc) is in reverse_.
-  void build(uint32_t nodes, const std::vector<std::pair<uint32_t, uint32_t>>& arcs, const std::vector<double>& caps) {
-    offset_.assign(nodes + 1, 0);
-    for (const auto& [from, to] : arcs) {
-      ++offset_[from + 1];
-      ++offset_[to + 1];
-    }
-    for (uint32_t n = 0; n < nodes; ++n)
-      offset_[n + 1] += offset_[n];
-    const size_t slots = offset_[nodes];
-    to_.resize(slots);
-    reverse_.resize(slots);
-    capacity_.assign(slots, 0);
-    forward_slot_.resize(arcs.size());
-    std::vector<uint32_t> cursor(offset_.begin(), offset_.end() - 1);
-    for (size_t a = 0; a < arcs.size(); ++a) {
-      const auto [from, to] = arcs[a];
-      const uint32_t forward = cursor[from]++, backward = cursor[to]++;
-      to_[forward] = to;
-      to_[backward] = from;
-      reverse_[forward] = backward;
-      reverse_[backward] = forward;
-      capacity_[forward] = caps[a];
-      forward_slot_[a] = forward;
-    }
-    level_.resize(nodes);
-    cursor_.resize(nodes);
-    queue_.reserve(nodes);
-  }
-
-  // BFS levels over residual arcs; true if the sink is reachable.
-  bool build_levels(uint32_t source, uint32_t sink) {
-    std::fill(level_.begin(), level_.end(), -1);
-    queue_.clear();
-    queue_.push_back(source);
-    level_[source] = 0;
-    for (size_t head = 0; head < queue_.size(); ++head) {
-      const uint32_t u = queue_[head];
-      if (level_[sink] >= 0 && level_[u] >= level_[sink])
-        break;  // deeper nodes cannot be on a shortest path
-      for (uint32_t a = offset_[u]; a < offset_[u + 1]; ++a) {
-        if (residual_[a] > epsilon_ && level_[to_[a]] < 0) {
-          level_[to_[a]] = level_[u] + 1;
-          queue_.push_back(to_[a]);
-        }
-      }
-    }
-    return level_[sink] >= 0;
-  }
-
-  // Pushes up to `limit` along level-increasing residual arcs (a blocking-flow DFS with current arcs).
-  double augment(uint32_t u, uint32_t sink, double limit) {
-    if (u == sink)
-      return limit;
-    double pushed = 0;
-    for (uint32_t& a = cursor_[u]; a < offset_[u + 1]; ++a) {
-      const uint32_t v = to_[a];
-      if (level_[v] != level_[u] + 1 || residual_[a] <= epsilon_)
-        continue;
-      const double got = augment(v, sink, std::min(limit - pushed, residual_[a]));
-      if (got <= 0)
-        continue;
-      residual_[a] -= got;
-      residual_[reverse_[a]] += got;
-      pushed += got;
-      if (limit - pushed <= epsilon_)
-        return pushed;  // keep the cursor here: this arc may have room left
-    }
-    return pushed;
-  }
-
-  uint32_t graph_nodes_;
-  double epsilon_;
-  uint32_t source_ = 0;
-  std::vector<uint32_t> offset_, to_, reverse_, forward_slot_, super_arcs_;
-  std::vector<double> capacity_, residual_;
-  std::vector<int32_t> level_;
-  std::vector<uint32_t> cursor_, queue_;
-};
+// The source side of the minimum cut of the last run, restricted to g's nodes (drops the super source).
+std::vector<char> graph_source_side(MaxFlow& flow, const CapacityGraph& g) {
+  std::vector<char> side = flow.source_side();
+  side.resize(g.nodes);
+  return side;
+}
 
 // ---- Cut searches -------------------------------------------------------------------------------------------
 
@@ -428,18 +314,19 @@ Cut best_simple_gather_cut(const CapacityGraph& g) {
 Cut gather_cut_by_flows(const CapacityGraph& g, std::span<const uint32_t> sinks, const Tolerance& tolerance,
                         uint32_t& max_flows) {
   Cut best = best_simple_gather_cut(g);
-  MaxFlow flow(g, /*super_source=*/true, tolerance.residual);
+  MaxFlow flow = make_max_flow(g, /*super_source=*/true, tolerance.residual);
+  const uint32_t super_source = g.nodes;
   const double keep = 1 - tolerance.relative;
   for (uint32_t sink : sinks) {
     for (int step = 0;; ++step) {
       CHORUS_ASSERT(step < 100000, "Dinkelbach did not converge at sink {}", sink);
       const double lambda = best.ratio();
-      flow.set_super_source_capacity(lambda);
-      const double value = flow.run(flow.super_source(), sink);
+      set_super_source_capacity(flow, g, lambda);
+      const double value = flow.run(super_source, sink);
       ++max_flows;
       if (value >= lambda * g.npus * keep)
         break;
-      Cut found = make_cut(g, flow.source_side());
+      Cut found = make_cut(g, graph_source_side(flow, g));
       // Re-evaluated exactly: a cut that only looks better through rounding ends the search for this sink.
       if (found.npus == 0 || !(found.ratio() < lambda * keep))
         break;
@@ -497,7 +384,7 @@ Cut gather_cut_brute_force(const CapacityGraph& g, const std::string& source) {
 
 // min B+(S) over S containing `root` but not every NPU (Broadcast; Reduce on the transpose): N-1 max-flows.
 Cut rooted_cut_by_flows(const CapacityGraph& g, uint32_t root, const Tolerance& tolerance, uint32_t& max_flows) {
-  MaxFlow flow(g, /*super_source=*/false, tolerance.residual);
+  MaxFlow flow = make_max_flow(g, /*super_source=*/false, tolerance.residual);
   std::optional<Cut> best;
   for (uint32_t v = 0; v < g.npus; ++v) {
     if (v == root)
@@ -507,7 +394,7 @@ Cut rooted_cut_by_flows(const CapacityGraph& g, uint32_t root, const Tolerance& 
     ++max_flows;
     if (value >= enough * (1 - tolerance.relative))
       continue;
-    Cut found = make_cut(g, flow.source_side());
+    Cut found = make_cut(g, graph_source_side(flow, g));
     if (!best || found.capacity < best->capacity)
       best = std::move(found);
   }
@@ -517,7 +404,7 @@ Cut rooted_cut_by_flows(const CapacityGraph& g, uint32_t root, const Tolerance& 
 // min over S with 0 < |S ∩ V_c| < N of B+(S). Such an S either holds NPU 0 and misses some NPU v, or misses NPU 0
 // and holds some NPU v, so 2(N-1) max-flows against NPU 0 cover every S.
 Cut separating_cut_by_flows(const CapacityGraph& g, const Tolerance& tolerance, uint32_t& max_flows) {
-  MaxFlow flow(g, /*super_source=*/false, tolerance.residual);
+  MaxFlow flow = make_max_flow(g, /*super_source=*/false, tolerance.residual);
   std::optional<Cut> best;
   for (uint32_t v = 1; v < g.npus; ++v) {
     for (auto [from, to] : {std::pair(0u, v), std::pair(v, 0u)}) {
@@ -526,7 +413,7 @@ Cut separating_cut_by_flows(const CapacityGraph& g, const Tolerance& tolerance, 
       ++max_flows;
       if (value >= enough * (1 - tolerance.relative))
         continue;
-      Cut found = make_cut(g, flow.source_side());
+      Cut found = make_cut(g, graph_source_side(flow, g));
       if (!best || found.capacity < best->capacity)
         best = std::move(found);
     }
