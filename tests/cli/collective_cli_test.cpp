@@ -109,3 +109,45 @@ TEST(CollectiveCli, BoundRingAllGather) {
 
 }  // namespace
 }  // namespace chorus
+
+namespace chorus {
+namespace {
+
+// Per-link statistics of a flow run: a 4-NPU ring All-Reduce of 4 MB sends 2(p-1) = 6 messages of D/p = 1 MB
+// from every NPU to its successor, so each forward link carries 6 MB and each backward link nothing.
+TEST(CollectiveCli, FlowModelWritesLinkStatistics) {
+  const std::string csv = testing::TempDir() + "/chorus_links.csv";
+  const nlohmann::json j = run_json({"collective", "--topology", "ring:4", "--bandwidth", "50GB/s", "--latency", "1us",
+                                     "--collective", "all_reduce", "--size", "4MB", "--model", "flow", "--link-stats",
+                                     csv, "--json"});
+  EXPECT_EQ(j.value("model", ""), "flow");
+  // No contention: 6 x (1 us + 1 MB / 50 GB/s) = 6 x 21 us.
+  EXPECT_DOUBLE_EQ(j.value("time_ns", 0.0), 126000.0);
+  std::FILE* f = std::fopen(csv.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char header[256];
+  ASSERT_NE(std::fgets(header, sizeof header, f), nullptr);
+  EXPECT_EQ(std::string(header).rfind("link,src,dst,", 0), 0u);
+  int rows = 0, forward = 0;
+  unsigned link = 0, src = 0, dst = 0;
+  double bandwidth = 0, latency = 0, bytes = 0, busy = 0, utilization = 0;
+  unsigned peak = 0;
+  while (std::fscanf(f, "%u,%u,%u,%lf,%lf,%lf,%lf,%lf,%u\n", &link, &src, &dst, &bandwidth, &latency, &bytes, &busy,
+                     &utilization, &peak) == 9) {
+    ++rows;
+    if (dst == (src + 1) % 4) {
+      ++forward;
+      EXPECT_DOUBLE_EQ(bytes, 6e6);
+      EXPECT_DOUBLE_EQ(busy, 6 * 20000.0);  // 6 transmissions of 20 us each
+      EXPECT_EQ(peak, 1u);
+    } else {
+      EXPECT_DOUBLE_EQ(bytes, 0.0);
+    }
+  }
+  std::fclose(f);
+  EXPECT_EQ(rows, 8);
+  EXPECT_EQ(forward, 4);
+}
+
+}  // namespace
+}  // namespace chorus
