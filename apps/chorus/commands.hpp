@@ -10,5 +10,8 @@ void register_collective_command(CLI::App& app);
 void register_bound_command(CLI::App& app);
 void register_llm_command(CLI::App& app);
 void register_netopt_command(CLI::App& app);
+void register_sim_command(CLI::App& app);
+void register_generate_command(CLI::App& app);
+void register_convert_command(CLI::App& app);
 
 }  // namespace chorus::cli

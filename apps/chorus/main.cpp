@@ -18,6 +18,9 @@ int main(int argc, char** argv) {
   chorus::cli::register_bound_command(app);
   chorus::cli::register_llm_command(app);
   chorus::cli::register_netopt_command(app);
+  chorus::cli::register_sim_command(app);
+  chorus::cli::register_generate_command(app);
+  chorus::cli::register_convert_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
