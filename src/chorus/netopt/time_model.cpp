@@ -116,6 +116,10 @@ double TrainingStep::time_ms(const std::vector<double>& bandwidth_gbps) const {
   std::vector<double> t(collectives.size());
   for (size_t k = 0; k < collectives.size(); ++k)
     t[k] = collectives[k].time_ms(bandwidth_gbps);
+  return time_with(t);
+}
+
+double TrainingStep::time_with(const std::vector<double>& t) const {
   double compute_stream = 0, comm_stream = 0;
   for (const LoopItem& item : items) {
     switch (item.kind) {

@@ -74,6 +74,8 @@ struct TrainingStep {
   TrainingLoop loop = TrainingLoop::NoOverlap;
   double compute_ms() const;
   double time_ms(const std::vector<double>& bandwidth_gbps) const;
+  // The loop's time when collective k takes collective_ms[k] (e.g. simulated times).
+  double time_with(const std::vector<double>& collective_ms) const;
   // Communication time on the critical path: time_ms - compute_ms.
   double communication_ms(const std::vector<double>& bandwidth_gbps) const;
 };
