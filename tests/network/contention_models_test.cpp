@@ -6,6 +6,7 @@
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/sim/collective_run.hpp"
 #include "chorus/topology/generators.hpp"
+#include "tests/support/test_topologies.hpp"
 
 namespace chorus {
 namespace {
@@ -93,17 +94,7 @@ TEST(ContentionModels, NeverBelowTheLowerBound) {
 }
 
 TEST(ContentionModels, SymmetricEvaluationMatchesTheFullSchedule) {
-  const std::vector<Topology> topologies = [] {
-    std::vector<Topology> v;
-    v.push_back(ring(8, kLink));
-    v.push_back(fully_connected(8, kLink));
-    v.push_back(switch_star(8, kLink));
-    v.push_back(torus2d(4, 4, kLink, LinkParams{Bandwidth::gb_per_s(25), Time::ns(700)}));
-    v.push_back(compose({Dimension{BlockKind::Ring, 4, Bandwidth::gb_per_s(200), Time::ns(100)},
-                         Dimension{BlockKind::FullyConnected, 2, Bandwidth::gb_per_s(100), Time::ns(500)},
-                         Dimension{BlockKind::Switch, 4, Bandwidth::gb_per_s(50), Time::ns(1000)}}));
-    return v;
-  }();
+  const std::vector<Topology> topologies = testing_support::symmetric_test_topologies();
   for (const Topology& t : topologies) {
     for (AlgorithmKind a : {AlgorithmKind::Ring, AlgorithmKind::Direct}) {
       for (CollectiveKind k : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::AllToAll}) {

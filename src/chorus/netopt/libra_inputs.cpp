@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/strict_number.hpp"
 
 namespace chorus::netopt {
 
@@ -60,12 +61,7 @@ void check_keys(const std::string& path, const YAML::Node& map, const std::set<s
 }
 
 double parse_number(const std::string& text, const std::string& path, const std::string& field) {
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
-    throw Error(path, field, fmt::format("'{}' is not a number", text));
-  }
-  return value;
+  return parse_strict_number(text, path, field);
 }
 
 double yaml_number(const YAML::Node& node, const std::string& path, const std::string& field) {

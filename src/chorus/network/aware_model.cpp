@@ -2,7 +2,6 @@
 #include "chorus/network/aware_model.hpp"
 
 #include <deque>
-#include <queue>
 #include <unordered_map>
 
 #include "chorus/core/assert.hpp"
@@ -35,10 +34,9 @@ class AwareSimulation {
   }
 
   AwareRunResult run() {
-    for (OpId op : dag_.sources()) push(schedule_.pre_delay(op).picoseconds(), kStart, op.value, 0);
+    dag_.schedule_sources(schedule_, events_, kStart);
     while (!events_.empty()) {
-      const TimedEvent e = events_.top();
-      events_.pop();
+      const TimedEvent e = events_.pop();
       ++result_.events;
       if (e.kind == kStart) {
         start(OpId{e.a}, e.time);
@@ -51,8 +49,6 @@ class AwareSimulation {
   }
 
  private:
-  void push(int64_t time, uint32_t kind, uint32_t a, uint32_t b) { events_.push({time, seq_++, kind, a, b}); }
-
   void start(OpId op, int64_t now) {
     if (!schedule_.is_transfer(op)) {
       finish(op, now);
@@ -73,7 +69,7 @@ class AwareSimulation {
     const int64_t begin = std::max(now, free_at_[link]);
     free_at_[link] = begin + t.serialization.picoseconds();
     record(link, now, begin, t, schedule_.bytes(op));
-    push(begin + t.delay.picoseconds(), kHop, op.value, index + 1);
+    events_.push(begin + t.delay.picoseconds(), kHop, op.value, index + 1);
   }
 
   void record(uint32_t l, int64_t now, int64_t begin, const HopTime& t, Bytes bytes) {
@@ -88,21 +84,17 @@ class AwareSimulation {
   void finish(OpId op, int64_t now) {
     result_.makespan = std::max(result_.makespan, Time::ps(now));
     result_.finish[op.value] = Time::ps(now);
-    ready_.clear();
-    dag_.finish(op, ready_);
-    for (OpId next : ready_) push(now + schedule_.pre_delay(next).picoseconds(), kStart, next.value, 0);
+    dag_.finish_and_schedule(op, now, schedule_, events_, kStart);
   }
 
   const Schedule& schedule_;
   const ResourceRoutes& routes_;
   DagTracker dag_;
   bool astra_;
-  std::priority_queue<TimedEvent, std::vector<TimedEvent>, std::greater<>> events_;
-  uint64_t seq_ = 0;
+  EventQueue events_;
   std::vector<int64_t> free_at_;
   // Service end times of the messages each used link holds or queues (only links that carried traffic).
   std::unordered_map<uint32_t, std::deque<int64_t>> in_service_;
-  std::vector<OpId> ready_;
   AwareRunResult result_;
 };
 

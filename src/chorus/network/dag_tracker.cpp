@@ -32,4 +32,15 @@ void DagTracker::finish(OpId op, std::vector<OpId>& ready) {
   }
 }
 
+void DagTracker::finish_and_schedule(OpId op, int64_t now, const Schedule& schedule, EventQueue& events,
+                                     uint32_t start_kind) {
+  ready_.clear();
+  finish(op, ready_);
+  for (OpId next : ready_) events.push(now + schedule.pre_delay(next).picoseconds(), start_kind, next.value, 0);
+}
+
+void DagTracker::schedule_sources(const Schedule& schedule, EventQueue& events, uint32_t start_kind) const {
+  for (OpId op : sources_) events.push(schedule.pre_delay(op).picoseconds(), start_kind, op.value, 0);
+}
+
 }  // namespace chorus

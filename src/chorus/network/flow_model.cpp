@@ -2,7 +2,6 @@
 #include "chorus/network/flow_model.hpp"
 
 #include <cmath>
-#include <queue>
 
 #include "chorus/core/assert.hpp"
 #include "chorus/network/dag_tracker.hpp"
@@ -27,12 +26,11 @@ class FlowSimulation {
   }
 
   FlowRunResult run() {
-    for (OpId op : dag_.sources()) push(schedule_.pre_delay(op).picoseconds(), kStart, op.value, 0);
+    dag_.schedule_sources(schedule_, events_, kStart);
     while (!events_.empty()) {
       const int64_t now = events_.top().time;
       while (!events_.empty() && events_.top().time == now) {
-        const TimedEvent e = events_.top();
-        events_.pop();
+        const TimedEvent e = events_.pop();
         handle(e, now);
       }
       resolve_rates(now);
@@ -42,8 +40,6 @@ class FlowSimulation {
   }
 
  private:
-  void push(int64_t time, uint32_t kind, uint32_t a, uint32_t b) { events_.push({time, seq_++, kind, a, b}); }
-
   void handle(const TimedEvent& e, int64_t now) {
     ++result_.events;
     switch (e.kind) {
@@ -62,7 +58,7 @@ class FlowSimulation {
     }
     Time latency = Time::zero();
     for (uint32_t r : routes_.route(op)) latency += routes_.latency(r);
-    push(now + latency.picoseconds(), kTransmit, op.value, 0);
+    events_.push(now + latency.picoseconds(), kTransmit, op.value, 0);
   }
 
   void transmit(OpId op, int64_t now) {
@@ -104,9 +100,7 @@ class FlowSimulation {
   void finish(OpId op, int64_t now) {
     result_.makespan = std::max(result_.makespan, Time::ps(now));
     result_.finish[op.value] = Time::ps(now);
-    ready_.clear();
-    dag_.finish(op, ready_);
-    for (OpId next : ready_) push(now + schedule_.pre_delay(next).picoseconds(), kStart, next.value, 0);
+    dag_.finish_and_schedule(op, now, schedule_, events_, kStart);
   }
 
   // After all events of one instant: new max-min rates, and new completion times for the flows they changed.
@@ -122,7 +116,7 @@ class FlowSimulation {
       ++flow_version_[flow];
       CHORUS_ASSERT(flow_rate_[flow] > 0, "flow {} got no bandwidth", flow);
       const double ps = std::ceil(flow_remaining_[flow] / flow_rate_[flow] * 1e12 - 1e-6);
-      push(now + static_cast<int64_t>(std::max(0.0, ps)), kDone, flow, flow_version_[flow]);
+      events_.push(now + static_cast<int64_t>(std::max(0.0, ps)), kDone, flow, flow_version_[flow]);
     }
   }
 
@@ -130,15 +124,13 @@ class FlowSimulation {
   const ResourceRoutes& routes_;
   DagTracker dag_;
   MaxMinSystem system_;
-  std::priority_queue<TimedEvent, std::vector<TimedEvent>, std::greater<>> events_;
-  uint64_t seq_ = 0;
+  EventQueue events_;
   std::vector<uint32_t> flow_op_;
   std::vector<double> flow_remaining_, flow_rate_;
   std::vector<int64_t> flow_last_;
   std::vector<uint32_t> flow_version_;
   std::vector<uint32_t> active_on_link_;
   std::vector<int64_t> busy_since_;
-  std::vector<OpId> ready_;
   std::vector<uint32_t> changed_;
   FlowRunResult result_;
 };

@@ -18,6 +18,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/strict_number.hpp"
 #include "chorus/topology/generators.hpp"
 
 namespace chorus {
@@ -63,13 +64,7 @@ YAML::Node get_list(const std::string& path, const YAML::Node& root, const std::
 double get_number(const std::string& path, const YAML::Node& node, const std::string& field) {
   if (!node.IsScalar())
     throw Error(path, field, "must be a number");
-  const std::string& text = node.Scalar();
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
-    throw Error(path, field, fmt::format("'{}' is not a number", text));
-  }
-  return value;
+  return parse_strict_number(node.Scalar(), path, field);
 }
 
 BlockKind get_block(const std::string& path, const YAML::Node& node, const std::string& field) {
