@@ -149,3 +149,44 @@ TEST(LlmIteration, FixedRecomputeMakesDataParallelOverlapHelp) {
 
 }  // namespace
 }  // namespace chorus::llm
+
+namespace chorus::llm {
+namespace {
+
+TEST(LlmHardware, StepEfficiencyAndProcessingModes) {
+  nlohmann::json j = read_json_file(testing::calculon("systems/a100_80g.json"));
+  // 200 GFLOP reaches the 128-GFLOP step (0.95); 10 MB of traffic reaches the 10-MB step (0.75).
+  const Hardware no_overlap(parse_system(j, "s"), 0);
+  const OpCost c = no_overlap.process(200e9, Unit::kMatrix, 10e6);
+  EXPECT_DOUBLE_EQ(c.flop_time, 200e9 / (312e12 * 0.95));
+  EXPECT_DOUBLE_EQ(c.mem_time, 10e6 / (2048e9 * 0.75));
+  EXPECT_DOUBLE_EQ(c.time, c.flop_time + c.mem_time);
+  // 0.5 GFLOP on the vector unit sits on the 0-threshold step (0.1).
+  EXPECT_DOUBLE_EQ(no_overlap.flop_time(0.5e9, Unit::kVector), 0.5e9 / (78e12 * 0.1));
+  j["processing_mode"] = "roofline";
+  const Hardware roofline(parse_system(j, "s"), 0);
+  EXPECT_DOUBLE_EQ(roofline.process(200e9, Unit::kMatrix, 10e6).time, c.flop_time);
+}
+
+TEST(LlmHardware, Float8HalvesTheWeightBytes) {
+  const Application app = paper_application(korthikanti2022_runs()[1]);
+  const System sys = read_system(testing::calculon("systems/h100_80g_nvl8.json"));
+  Execution e = paper_execution(korthikanti2022_runs()[1], Technique::kSeqSel, sys.datatype_index("float16"));
+  const Stats fp16 = IterationModel(app, sys).evaluate(e);
+  e.datatype = sys.datatype_index("float8");
+  const Stats fp8 = IterationModel(app, sys).evaluate(e);
+  EXPECT_DOUBLE_EQ(fp8.memory.weight_space * 2, fp16.memory.weight_space);
+  EXPECT_DOUBLE_EQ(fp8.memory.weight_grad_space, fp16.memory.weight_grad_space);  // fp32 either way
+  EXPECT_LT(fp8.total_time, fp16.total_time);
+}
+
+TEST(LlmCli, ValidatePrintsTheTables) {
+  const auto r = testing::run_chorus("llm validate --json", "validate_json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("table5").size(), 4u);
+  EXPECT_LE(j.at("table5_mean_abs_error").get<double>(), 0.03);
+}
+
+}  // namespace
+}  // namespace chorus::llm

@@ -139,6 +139,14 @@ void require_divides(const std::string& file, const char* key, int64_t divisor, 
     throw Error(file, key, fmt::format("{} does not divide {} ({})", divisor, what, value));
 }
 
+int8_t network_index(FieldReader& r, std::string_view key, const System& sys) {
+  const int64_t net = r.non_negative_int(key);
+  const auto nets = static_cast<int64_t>(sys.networks.size());
+  if (net >= nets)
+    throw Error(r.file(), r.field(key), fmt::format("is {}; the system has {} network(s)", net, nets));
+  return static_cast<int8_t>(net);
+}
+
 void check_execution(const Execution& e, const std::string& file, const Application& app, const System& sys) {
   if (e.tensor_par * e.pipeline_par * e.data_par != e.num_procs)
     throw Error(file, "num_procs",
@@ -158,13 +166,6 @@ void check_execution(const Execution& e, const std::string& file, const Applicat
     if (app.kv_heads % e.tensor_par != 0 && e.tensor_par % app.kv_heads != 0)
       throw Error(file, "tensor_par",
                   fmt::format("{} and kv_heads {} do not divide one another", e.tensor_par, app.kv_heads));
-  }
-  const auto nets = static_cast<int64_t>(sys.networks.size());
-  for (auto [key, net] :
-       {std::pair{"tensor_par_net", e.tensor_par_net}, std::pair{"pipeline_par_net", e.pipeline_par_net},
-        std::pair{"data_par_net", e.data_par_net}}) {
-    if (net >= nets)
-      throw Error(file, key, fmt::format("is {}; the system has {} network(s)", net, nets));
   }
   if (e.seq_par_ag_redo && e.tp_comm != TpCommType::kRsAg)
     throw Error(file, "seq_par_ag_redo", "needs tensor_par_comm_type rs_ag (sequence parallelism)");
@@ -241,9 +242,9 @@ Execution parse_execution(const nlohmann::json& json, const std::string& file, c
   e.tensor_par = r.positive_int("tensor_par");
   e.pipeline_par = r.positive_int("pipeline_par");
   e.data_par = r.positive_int("data_par");
-  e.tensor_par_net = static_cast<int8_t>(std::min<int64_t>(r.non_negative_int("tensor_par_net"), 127));
-  e.pipeline_par_net = static_cast<int8_t>(std::min<int64_t>(r.non_negative_int("pipeline_par_net"), 127));
-  e.data_par_net = static_cast<int8_t>(std::min<int64_t>(r.non_negative_int("data_par_net"), 127));
+  e.tensor_par_net = network_index(r, "tensor_par_net", sys);
+  e.pipeline_par_net = network_index(r, "pipeline_par_net", sys);
+  e.data_par_net = network_index(r, "data_par_net", sys);
   e.batch_size = r.positive_int("batch_size");
   e.microbatch_size = r.positive_int("microbatch_size");
   std::string datatype = r.string("datatype");
