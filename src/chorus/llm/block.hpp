@@ -1,0 +1,57 @@
+// Per-layer accounting of one transformer block for one microbatch on one processor: FLOPs, bytes moved,
+// time, weights, stored activations, and the tensor-parallel communication with its overlap.
+//
+// The block is Megatron's: LN, QKV projection, QK^T, softmax, dropout, AV, output projection, dropout,
+// residual; LN, MLP up-projection, GeLU (or SwiGLU), down-projection, dropout, residual, with the four
+// tensor-parallel communication points F/G of Shoeybi et al. (2019). Layer FLOPs, memory traffic and
+// the overlap formula restate Calculon (Isaev et al., SC'23; llm-model.md section 2.3). Stored
+// activations restate Korthikanti et al. 2022 (arXiv:2205.05198), Table 2 and section 4: per layer
+// sbh(10 + 24/t + 5as/(ht)) bytes without recompute, 34 sbh/t + 5as^2b/t with sequence parallelism,
+// the 5as^2b/t attention term dropped by selective (attention-only) recompute, 2sbh with full recompute.
+//
+// Calculon's recompute-accumulation bug (each recomputed layer adds the running block totals instead of
+// its own) is fixed; BlockCost::re_calculon keeps the buggy sum only so tests can show the difference.
+//
+//   BlockCost b = block_cost(app, exe, hw, sys.networks[exe.tensor_par_net]);
+#pragma once
+
+#include "chorus/llm/hardware.hpp"
+#include "chorus/llm/inputs.hpp"
+
+namespace chorus::llm {
+
+// Tensor-parallel communication of one block for one microbatch.
+struct TpComm {
+  double fw_link = 0;     // network time of the forward-pass collectives
+  double bw_link = 0;     // backward (including AG redo)
+  double fw_exposed = 0;  // what overlap leaves on the critical path, plus the compute slowed by it
+  double bw_exposed = 0;
+  double re_link = 0;  // forward collectives re-done by full recompute
+  double re_exposed = 0;
+};
+
+struct BlockCost {
+  OpCost fw;  // forward pass, TP reduction compute included
+  OpCost bw;  // activation + weight gradients
+  OpCost agrad;
+  OpCost wgrad;
+  OpCost re;                          // forward layers re-run by recompute (each counted once)
+  OpCost re_calculon;                 // the same accumulated the way Calculon does it (bug kept for comparison)
+  double weights = 0;                 // elements held by this processor
+  double act_stored_bytes = 0;        // kept from forward to backward under the recompute policy
+  double act_no_recompute_bytes = 0;  // what the block would keep with no recompute (its backward working set)
+  double act_checkpoint_bytes = 0;    // the block input, kept by full recompute
+  double act_grad_bytes = 0;          // activation-gradient buffers alive during the block's backward
+  double activation_elements = 0;     // m x hidden, the block's input and output size (elements)
+  TpComm tp_base;                     // a block inside a pipeline chunk
+  TpComm tp_edge;                     // the chunk's last block (differs for p2p_rs_ag)
+  double pp_message_bytes = 0;        // activation each processor sends to the next pipeline stage
+  double pp_regather_time = 0;        // all-gather that rebuilds a scattered activation after a p2p
+};
+
+// The LM head (logits over the vocabulary, vocab-parallel over TP) that the last stage runs per microbatch.
+OpCost head_cost(const Application& app, const Execution& exe, const Hardware& hw);
+
+BlockCost block_cost(const Application& app, const Execution& exe, const Hardware& hw, const NetworkTier& tp_net);
+
+}  // namespace chorus::llm

@@ -1,0 +1,162 @@
+// The LLM planner's three inputs, read from Calculon's JSON files unchanged (same keys, same meanings):
+//
+// - Application: the transformer (hidden, feedforward, seq_size, attn_heads, attn_size, num_blocks).
+//   chorus extensions, all optional: "kv_heads" (grouped-query attention; default attn_heads),
+//   "mlp" ("gelu" default, or "swiglu": two input projections and a gated SiLU) and "vocab"
+//   (the LM head on the last pipeline stage; default 51200 as in Megatron's GPT runs, 0 leaves it out).
+// - System: matrix/vector units per datatype with step efficiency curves, two memory tiers, the
+//   processing mode and the network tiers with per-collective (scale, offset) pairs.
+// - Execution: the 23 keys of Calculon's execution file (parallelism, batch, recompute, overlaps, ...).
+//
+// Units follow Calculon: tflops = 1e12 FLOP/s, GBps and network "bandwidth" = 1e9 B/s, GiB = 2^30 B,
+// latency in seconds, gflops_efficiency thresholds in 1e9 FLOP, MB_efficiency thresholds in 1e6 B.
+// Source: calculon-ai/calculon (Isaev et al., SC'23); restated in /work/shared/reference/llm-model.md.
+//
+//   auto app = chorus::llm::read_application("gpt3-175B.json");
+//   auto sys = chorus::llm::read_system("a100_80g.json");
+//   auto exe = chorus::llm::read_execution("exec.json", app, sys);
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace chorus::llm {
+
+enum class MlpKind : uint8_t { kGelu, kSwiglu };
+
+struct Application {
+  int64_t hidden = 0;
+  int64_t feedforward = 0;
+  int64_t seq_size = 0;
+  int64_t attn_heads = 0;
+  int64_t attn_size = 0;  // per-head dimension
+  int64_t num_blocks = 0;
+  int64_t kv_heads = 0;  // equals attn_heads for multi-head attention
+  int64_t vocab = 51200;
+  MlpKind mlp = MlpKind::kGelu;
+
+  // Megatron's count (Narayanan et al. 2021, eq. 2 generalised to kv_heads and SwiGLU): blocks plus
+  // the (vocab + seq) x hidden embeddings.
+  double parameter_count() const;
+  double block_weight_count() const;  // weights and biases of one transformer block
+};
+
+// A step function: the first (threshold, efficiency) pair whose threshold the size reaches wins.
+// Calculon's curves are sorted by descending threshold and end with a 0 threshold.
+class EfficiencyCurve {
+ public:
+  EfficiencyCurve() = default;
+  explicit EfficiencyCurve(std::vector<std::pair<double, double>> steps);
+  double at(double size) const {
+    for (int i = 0; i < count_; ++i) {
+      if (size >= thresholds_[i])
+        return efficiencies_[i];
+    }
+    return efficiencies_[count_ - 1];
+  }
+
+ private:
+  static constexpr int kMaxSteps = 8;
+  std::array<double, kMaxSteps> thresholds_{};
+  std::array<double, kMaxSteps> efficiencies_{};
+  int count_ = 0;
+};
+
+struct ComputeUnit {
+  double flops_per_second = 0;
+  EfficiencyCurve efficiency;  // argument: FLOPs of one op / 1e9
+};
+
+struct MemoryTier {
+  double capacity_bytes = 0;  // 0 for mem2 means "no second tier"
+  double bytes_per_second = 0;
+  EfficiencyCurve efficiency;  // argument: bytes of one access / 1e6
+};
+
+enum class Collective : uint8_t { kP2p, kReduceScatter, kAllGather, kAllReduce };
+
+struct NetworkTier {
+  double bytes_per_second = 0;
+  double efficiency = 1;
+  int64_t size = 0;
+  double latency_s = 0;
+  std::array<double, 4> scale{};   // indexed by Collective
+  std::array<double, 4> offset{};  // null offset in the file reads as 0
+  bool must_be_filled = false;
+  double processor_usage = 0;
+
+  // Calculon's op time: latency + S * scale * (1 + offset / n) / (bandwidth * efficiency).
+  double op_time(Collective op, double bytes, int64_t n) const {
+    auto i = static_cast<size_t>(op);
+    double factor = scale[i] * (1.0 + offset[i] / static_cast<double>(n));
+    return latency_s + bytes * factor / (bytes_per_second * efficiency);
+  }
+};
+
+enum class ProcessingMode : uint8_t { kNoOverlap, kRoofline };
+
+struct System {
+  // Per datatype; the execution picks one. Datatype names follow Calculon ("float16", "float8", ...).
+  std::vector<std::string> datatypes;
+  std::vector<ComputeUnit> matrix;  // parallel to datatypes
+  std::vector<ComputeUnit> vector;
+  MemoryTier mem1;
+  MemoryTier mem2;
+  ProcessingMode mode = ProcessingMode::kNoOverlap;
+  std::vector<NetworkTier> networks;
+
+  int datatype_index(const std::string& name) const;  // -1 when absent; callers turn that into an Error
+};
+
+enum class Recompute : uint8_t { kFull, kAttnOnly, kNone };
+enum class TpCommType : uint8_t { kAr, kP2pRsAg, kRsAg };
+enum class TpOverlap : uint8_t { kNone, kRing, kPipe };
+
+// One execution strategy. Plain data so the search can build millions of them without allocating.
+struct Execution {
+  int64_t num_procs = 1;
+  int64_t tensor_par = 1;
+  int64_t pipeline_par = 1;
+  int64_t data_par = 1;
+  int8_t tensor_par_net = 0;
+  int8_t pipeline_par_net = 0;
+  int8_t data_par_net = 0;
+  int64_t batch_size = 1;
+  int64_t microbatch_size = 1;
+  int datatype = 0;  // index into System::datatypes
+  bool fused_activation = false;
+  bool multiquery = false;  // attention_type "multiquery": one K/V head
+  Recompute recompute = Recompute::kNone;
+  int64_t pipeline_interleaving = 1;
+  bool optimizer_sharding = false;
+  TpCommType tp_comm = TpCommType::kAr;
+  TpOverlap tp_overlap = TpOverlap::kNone;
+  bool seq_par_ag_redo = false;
+  bool data_par_overlap = false;
+  bool weight_offload = false;
+  bool activations_offload = false;
+  bool optimizer_offload = false;
+  bool training = true;
+};
+
+Application parse_application(const nlohmann::json& json, const std::string& file);
+System parse_system(const nlohmann::json& json, const std::string& file);
+// Checks the execution against the application and system (divisibility, network indices, datatype).
+Execution parse_execution(const nlohmann::json& json, const std::string& file, const Application& app,
+                          const System& sys);
+
+Application read_application(const std::string& path);
+System read_system(const std::string& path);
+Execution read_execution(const std::string& path, const Application& app, const System& sys);
+
+// Calculon's spellings, for JSON/CSV output.
+const char* to_string(Recompute r);
+const char* to_string(TpCommType t);
+const char* to_string(TpOverlap o);
+nlohmann::json execution_to_json(const Execution& exe, const System& sys);
+
+}  // namespace chorus::llm

@@ -1,0 +1,204 @@
+// The iteration-time model (see iteration.hpp for the formula and its sources).
+#include "chorus/llm/iteration.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace chorus::llm {
+
+IterationModel::IterationModel(const Application& app, const System& sys, Options options)
+    : app_(app), sys_(sys), options_(options) {
+  for (size_t i = 0; i < sys_.datatypes.size(); ++i)
+    hardware_.emplace_back(sys_, static_cast<int>(i));
+}
+
+BlockCost IterationModel::block(const Execution& exe) const {
+  return block_cost(app_, exe, hardware(exe.datatype), sys_.networks[static_cast<size_t>(exe.tensor_par_net)]);
+}
+
+MemoryUse IterationModel::memory(const Execution& exe, const BlockCost& block) const {
+  return memory_use(block, exe, pipeline_shape(app_, exe), hardware(exe.datatype).bytes_per_element());
+}
+
+bool IterationModel::networks_fit(const Execution& exe) const {
+  // Every parallel group assigned to a tier lives inside one of its domains: the sizes of the groups
+  // sharing a tier multiply. A tier that must be filled exists only in whole domains.
+  for (size_t t = 0; t < sys_.networks.size(); ++t) {
+    const auto tier = static_cast<int8_t>(t);
+    int64_t span = 1;
+    if (exe.tensor_par > 1 && exe.tensor_par_net == tier)
+      span *= exe.tensor_par;
+    if (exe.pipeline_par > 1 && exe.pipeline_par_net == tier)
+      span *= exe.pipeline_par;
+    if (exe.data_par > 1 && exe.data_par_net == tier)
+      span *= exe.data_par;
+    const NetworkTier& net = sys_.networks[t];
+    if (span > net.size)
+      return false;
+    if (span > 1 && net.must_be_filled && exe.num_procs % net.size != 0)
+      return false;
+  }
+  return true;
+}
+
+double IterationModel::dp_exposed(const Execution& exe, const Stats& st, double chunk_tp_bw_link) const {
+  const double d = st.block_dp_time;
+  const double blocks = static_cast<double>(st.shape.blocks_per_proc);
+  if (!exe.data_par_overlap)
+    return blocks * d;
+  const NetworkTier& net = sys_.networks[static_cast<size_t>(exe.data_par_net)];
+  const double u = net.processor_usage;
+  // Compute a block's gradient reduction can hide behind: its backward (and recompute) flops, slowed by the
+  // share of the processor the collective takes. Calculon's bug inflates the recompute memory time here.
+  const BlockCost& b = st.block;
+  const double re_mem = options_.calculon_recompute_bug ? b.re_calculon.mem_time : b.re.mem_time;
+  const double block_compute = (b.bw.time + b.re.time - b.bw.mem_time - re_mem) / (1 - u);
+  const double bpc = static_cast<double>(st.shape.blocks_per_chunk);
+  const double pp = static_cast<double>(exe.pipeline_par);
+  // A chunk's gradients are final PP microbatch-backwards before the next chunk's are: that is its window.
+  double window = pp * bpc * block_compute;
+  if (exe.tensor_par > 1 && exe.tensor_par_net == exe.data_par_net)
+    window -= pp * chunk_tp_bw_link;
+  const double per_chunk = std::max(0.0, bpc * d - window);
+  // The last chunk reduces block by block while its remaining blocks run backward.
+  const double last = std::max(d, bpc * d - (bpc - 1) * block_compute);
+  const double exposed = static_cast<double>(st.shape.chunks - 1) * per_chunk + last;
+  const double hidden = std::max(0.0, blocks * d - exposed);
+  return exposed + hidden * u;  // the hidden part still slows the compute it shares the processor with
+}
+
+void IterationModel::finish(const Execution& exe, Stats& st) const {
+  const Hardware& hw = hardware(exe.datatype);
+  const double b = hw.bytes_per_element();
+  st.shape = pipeline_shape(app_, exe);
+  st.memory = memory_use(st.block, exe, st.shape, b);
+  st.outcome = Outcome::kOk;
+  if (!networks_fit(exe))
+    st.outcome = Outcome::kNetworkTooSmall;
+  const auto& shape = st.shape;
+  const BlockCost& blk = st.block;
+  const double n_mb = static_cast<double>(shape.microbatches);
+  const double bpp = static_cast<double>(shape.blocks_per_proc);
+  const double v = static_cast<double>(shape.chunks);
+  const double bpc = static_cast<double>(shape.blocks_per_chunk);
+  const double pp = static_cast<double>(exe.pipeline_par);
+
+  // Compute.
+  st.fw_time = n_mb * bpp * blk.fw.time;
+  st.bw_time = exe.training ? n_mb * bpp * blk.bw.time : 0.0;
+  st.recompute_time = exe.training ? n_mb * bpp * blk.re.time : 0.0;
+  if (options_.include_head) {
+    st.head = head_cost(app_, exe, hw);
+    st.head_time = n_mb * st.head.time;
+  }
+
+  // Tensor parallelism: per chunk, (bpc - 1) base blocks and one edge block.
+  const TpComm& base = blk.tp_base;
+  const TpComm& edge = blk.tp_edge;
+  const double chunk_tp_fw_exposed = (bpc - 1) * base.fw_exposed + edge.fw_exposed;
+  const double chunk_tp_bw_exposed = (bpc - 1) * base.bw_exposed + edge.bw_exposed;
+  const double chunk_tp_re_exposed = (bpc - 1) * base.re_exposed + edge.re_exposed;
+  const double chunk_tp_bw_link = (bpc - 1) * base.bw_link + edge.bw_link;
+  const double train = exe.training ? 1.0 : 0.0;
+  st.tp_comm_link_time = n_mb * v * ((bpc - 1) * base.fw_link + edge.fw_link + train * chunk_tp_bw_link);
+  st.tp_comm_exposed_time = n_mb * v * (chunk_tp_fw_exposed + train * chunk_tp_bw_exposed);
+  st.recomm_link_time = train * n_mb * v * ((bpc - 1) * base.re_link + edge.re_link);
+  st.recomm_exposed_time = train * n_mb * v * chunk_tp_re_exposed;
+
+  // Pipeline parallelism: one p2p per chunk per microbatch forward, and one backward.
+  st.pp_p2p_time = 0;
+  if (exe.pipeline_par > 1) {
+    const NetworkTier& net = sys_.networks[static_cast<size_t>(exe.pipeline_par_net)];
+    st.pp_p2p_time = net.op_time(Collective::kP2p, blk.pp_message_bytes, 2) + blk.pp_regather_time;
+  }
+  st.pp_comm_link_time = (1 + train) * n_mb * v * st.pp_p2p_time;
+  st.pp_comm_exposed_time = st.pp_comm_link_time;
+
+  // Offload to the second tier, per block per microbatch: what the block's own time cannot hide.
+  const double w_bytes = blk.weights * b;
+  const double fw_offload =
+      std::max(exe.weight_offload ? w_bytes : 0.0, exe.activations_offload ? blk.act_stored_bytes : 0.0);
+  const double bw_offload = (exe.weight_offload ? blk.weights * (b + kGradientBytes) : 0.0) +
+                            (exe.activations_offload ? blk.act_stored_bytes : 0.0);
+  const double fw_over = std::max(0.0, hw.mem2_time(fw_offload) - blk.fw.time);
+  const double bw_over = std::max(0.0, hw.mem2_time(bw_offload) - blk.bw.time);
+  st.fw_offload_exposed_time = n_mb * bpp * fw_over;
+  st.bw_offload_exposed_time = train * n_mb * bpp * bw_over;
+
+  // Optimizer step, once per block per batch, on the (sharded) weights.
+  const double shard = exe.optimizer_sharding ? static_cast<double>(exe.data_par) : 1.0;
+  const double w_sharded = blk.weights / shard;
+  const double opt_bytes = optimizer_bytes_per_weight(b);
+  OpCost optim = hw.process(11 * w_sharded, Unit::kVector, w_sharded * (2 * opt_bytes + kGradientBytes + b));
+  double optim_block = optim.time;
+  if (exe.optimizer_offload)
+    optim_block += hw.mem2_time(2 * w_sharded * opt_bytes);
+  st.optim_flops = exe.training ? bpp * optim.flops : 0.0;
+  st.optim_step_time = exe.training ? bpp * optim_block : 0.0;
+
+  // Pipeline bubble: (PP - 1) chunk times, more when interleaving meets a microbatch count PP does not divide.
+  st.chunk_time = bpc * (blk.fw.time + train * (blk.bw.time + blk.re.time) + fw_over + train * bw_over) +
+                  chunk_tp_fw_exposed + train * (chunk_tp_bw_exposed + chunk_tp_re_exposed) +
+                  (1 + train) * st.pp_p2p_time;
+  st.bubble_time = 0;
+  if (exe.pipeline_par > 1) {
+    const int64_t rem = shape.microbatches % exe.pipeline_par;
+    double chunks = pp - 1;
+    if (shape.chunks > 1 && rem != 0)
+      chunks += (v - 1) * static_cast<double>(exe.pipeline_par - rem);
+    st.bubble_time = chunks * st.chunk_time;
+  }
+
+  // Data parallelism: the block's weight gradients, all-reduced or reduce-scattered + all-gathered.
+  st.block_dp_time = 0;
+  if (exe.data_par > 1 && exe.training) {
+    const NetworkTier& net = sys_.networks[static_cast<size_t>(exe.data_par_net)];
+    st.block_dp_time = exe.optimizer_sharding ? net.op_time(Collective::kReduceScatter, w_bytes, exe.data_par) +
+                                                    net.op_time(Collective::kAllGather, w_bytes, exe.data_par)
+                                              : net.op_time(Collective::kAllReduce, w_bytes, exe.data_par);
+  }
+  st.dp_comm_link_time = bpp * st.block_dp_time;
+  st.dp_comm_exposed_time = st.block_dp_time > 0 ? dp_exposed(exe, st, chunk_tp_bw_link) : 0.0;
+
+  st.total_time = st.fw_time + st.bw_time + st.optim_step_time + st.fw_offload_exposed_time +
+                  st.bw_offload_exposed_time + st.recompute_time + st.recomm_exposed_time + st.bubble_time +
+                  st.tp_comm_exposed_time + st.pp_comm_exposed_time + st.dp_comm_exposed_time + st.head_time;
+
+  const double compute = st.fw_time + st.bw_time + st.optim_step_time;
+  st.useful_flops = n_mb * bpp * (blk.fw.flops + train * blk.bw.flops) + st.optim_flops;
+  st.compute_efficiency = compute > 0 ? st.useful_flops / hw.matrix_peak() / compute : 0.0;
+  st.system_efficiency = st.total_time > 0 ? compute / st.total_time : 0.0;
+  st.total_efficiency = st.compute_efficiency * st.system_efficiency;
+  st.sample_rate = st.total_time > 0 ? static_cast<double>(exe.batch_size) / st.total_time : 0.0;
+
+  if (st.outcome == Outcome::kOk &&
+      (st.memory.tier1 > hw.mem1().capacity_bytes || st.memory.tier2 > hw.mem2().capacity_bytes))
+    st.outcome = Outcome::kDoesNotFit;
+}
+
+Stats IterationModel::evaluate(const Execution& exe) const {
+  Stats st;
+  st.block = block(exe);
+  finish(exe, st);
+  return st;
+}
+
+std::string describe_outcome(const Stats& st, const System& sys) {
+  constexpr double kGiB = 1073741824.0;
+  switch (st.outcome) {
+    case Outcome::kOk:
+      return "ok";
+    case Outcome::kNetworkTooSmall:
+      return "does not fit the network: a parallel group is larger than its network tier";
+    case Outcome::kDoesNotFit:
+      if (st.memory.tier1 > sys.mem1.capacity_bytes)
+        return fmt::format("does not fit: needs {:.2f} GiB of {:.2f} GiB in memory tier 1", st.memory.tier1 / kGiB,
+                           sys.mem1.capacity_bytes / kGiB);
+      return fmt::format("does not fit: needs {:.2f} GiB of {:.2f} GiB in memory tier 2", st.memory.tier2 / kGiB,
+                         sys.mem2.capacity_bytes / kGiB);
+  }
+  return "?";
+}
+
+}  // namespace chorus::llm

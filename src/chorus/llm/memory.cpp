@@ -1,0 +1,53 @@
+// Per-processor memory accounting and tier placement (see memory.hpp).
+#include "chorus/llm/memory.hpp"
+
+#include <algorithm>
+
+namespace chorus::llm {
+
+PipelineShape pipeline_shape(const Application& app, const Execution& exe) {
+  PipelineShape s;
+  s.blocks_per_proc = app.num_blocks / exe.pipeline_par;
+  s.chunks = exe.pipeline_interleaving;
+  s.blocks_per_chunk = std::max<int64_t>(1, s.blocks_per_proc / s.chunks);
+  s.microbatches = exe.batch_size / (exe.data_par * exe.microbatch_size);
+  s.in_flight = std::min(s.microbatches, exe.pipeline_par);
+  const double pp = static_cast<double>(exe.pipeline_par);
+  s.interleave_factor = s.chunks > 1 ? 1.0 + (pp - 1) / (pp * static_cast<double>(s.chunks)) : 1.0;
+  return s;
+}
+
+MemoryUse memory_use(const BlockCost& block, const Execution& exe, const PipelineShape& shape, double bytes) {
+  MemoryUse m;
+  const double blocks = static_cast<double>(shape.blocks_per_proc);
+  const double shard = exe.optimizer_sharding ? static_cast<double>(exe.data_par) : 1.0;
+  m.weight_space = block.weights * blocks * bytes;
+  m.weight_grad_space = block.weights * blocks * kGradientBytes;
+  m.optimizer_space = block.weights * blocks * optimizer_bytes_per_weight(bytes) / shard;
+  const double held = blocks * static_cast<double>(shape.in_flight) * shape.interleave_factor;
+  if (exe.training) {
+    m.act_space = block.act_stored_bytes * held;
+    m.act_working_space = block.act_no_recompute_bytes - block.act_stored_bytes;
+    m.act_grad_space = block.act_grad_bytes;
+  } else {
+    // Inference keeps nothing for a backward pass: one block's forward working set.
+    m.act_working_space = block.act_no_recompute_bytes;
+    m.weight_grad_space = 0;
+    m.optimizer_space = 0;
+  }
+  if (exe.recompute == Recompute::kFull)
+    m.act_checkpoint_size = m.act_space;
+
+  const double per_block_weights = block.weights * (bytes + (exe.training ? kGradientBytes : 0));
+  const double weights_and_grads = m.weight_space + m.weight_grad_space;
+  const double buffered_blocks = std::min(2.0, blocks);
+  const double weights_tier1 = exe.weight_offload ? per_block_weights * buffered_blocks : weights_and_grads;
+  const double acts_tier1 = exe.activations_offload ? block.act_stored_bytes * std::min(2.0, held) : m.act_space;
+  const double optimizer_tier1 = exe.optimizer_offload ? 0.0 : m.optimizer_space;
+  m.tier1 = weights_tier1 + acts_tier1 + optimizer_tier1 + m.act_working_space + m.act_grad_space;
+  m.tier2 = (exe.weight_offload ? weights_and_grads : 0.0) + (exe.activations_offload ? m.act_space : 0.0) +
+            (exe.optimizer_offload ? m.optimizer_space : 0.0);
+  return m;
+}
+
+}  // namespace chorus::llm

@@ -1,0 +1,351 @@
+// The execution-strategy search (see search.hpp for the space, the pruning and why it is exact).
+#include "chorus/llm/search.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace chorus::llm {
+namespace {
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d * d <= n; ++d) {
+    if (n % d != 0)
+      continue;
+    out.push_back(d);
+    if (d != n / d)
+      out.push_back(n / d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// One outer tuple of the space, Calculon's unit of parallel work.
+struct Task {
+  int64_t tp = 1, pp = 1, dp = 1, v = 1, batch = 1;
+  Recompute recompute = Recompute::kNone;
+  bool sharding = false;
+  TpCommType comm = TpCommType::kAr;
+  std::vector<int64_t> microbatches;
+  int64_t size = 0;  // configurations in this task
+  uint64_t index = 0;
+};
+
+int64_t largest_batch(int64_t dp, int64_t max_batch) {
+  return std::max<int64_t>(dp, max_batch / dp * dp);
+}
+
+bool can_redo(TpCommType comm, Recompute r) {
+  return comm == TpCommType::kRsAg && r != Recompute::kFull;
+}
+
+int64_t task_size(const Task& t, int64_t nets, bool has_mem2) {
+  const int64_t redo = can_redo(t.comm, t.recompute) ? 2 : 1;
+  const int64_t dpo = t.dp > 1 ? 2 : 1;
+  const int64_t tpo = t.tp > 1 ? 3 : 1;
+  const int64_t wo = has_mem2 ? 2 : 1;
+  const int64_t ao = has_mem2 && t.recompute != Recompute::kFull ? 2 : 1;
+  const int64_t oo = has_mem2 ? 2 : 1;
+  const int64_t tiers = (t.tp > 1 ? nets : 1) * (t.pp > 1 ? nets : 1) * (t.dp > 1 ? nets : 1);
+  return redo * dpo * tpo * wo * ao * oo * tiers * static_cast<int64_t>(t.microbatches.size());
+}
+
+std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int64_t n, int64_t max_batch) {
+  std::vector<Task> tasks;
+  const auto nets = static_cast<int64_t>(sys.networks.size());
+  const bool has_mem2 = sys.mem2.capacity_bytes > 0;
+  for (int64_t tp : divisors(n)) {
+    if (app.hidden % tp != 0 || app.attn_heads % tp != 0)
+      continue;
+    for (int64_t pp : divisors(std::min(n / tp, app.num_blocks))) {
+      if (n % (tp * pp) != 0 || app.num_blocks % pp != 0)
+        continue;
+      const int64_t dp = n / (tp * pp);
+      const std::vector<int64_t> interleavings = pp == 1 ? std::vector<int64_t>{1} : divisors(app.num_blocks / pp);
+      const int64_t batch = largest_batch(dp, max_batch);
+      std::vector<int64_t> mbs;
+      for (int64_t m : divisors(batch / dp)) {
+        if (m * app.seq_size % tp == 0)
+          mbs.push_back(m);
+      }
+      for (int64_t v : interleavings) {
+        for (Recompute r : {Recompute::kFull, Recompute::kAttnOnly, Recompute::kNone}) {
+          for (bool sharding : dp > 1 ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
+            for (TpCommType comm : {TpCommType::kAr, TpCommType::kP2pRsAg, TpCommType::kRsAg}) {
+              Task t{tp, pp, dp, v, batch, r, sharding, comm, mbs, 0, tasks.size()};
+              t.size = task_size(t, nets, has_mem2);
+              tasks.push_back(std::move(t));
+            }
+          }
+        }
+      }
+    }
+  }
+  return tasks;
+}
+
+// Per-thread state: its own top list and counters, merged at the end.
+struct Worker {
+  std::vector<Candidate> top;
+  int64_t enumerated = 0, evaluated = 0, valid = 0, pruned = 0;
+  std::string csv;
+  double worst_rate() const { return top.empty() ? 0.0 : top.back().sample_rate; }
+};
+
+bool better(const Candidate& a, const Candidate& b) {
+  if (a.sample_rate != b.sample_rate)
+    return a.sample_rate > b.sample_rate;
+  return a.ordinal < b.ordinal;
+}
+
+void offer(std::vector<Candidate>& top, int n, double rate, uint64_t ordinal, const Execution& exe, const Stats& st) {
+  if (static_cast<int>(top.size()) >= n) {
+    const Candidate& worst = top.back();
+    if (rate < worst.sample_rate || (rate == worst.sample_rate && ordinal > worst.ordinal))
+      return;
+  }
+  Candidate c{rate, ordinal, exe, st};
+  auto pos = std::lower_bound(top.begin(), top.end(), c, better);
+  top.insert(pos, std::move(c));
+  if (static_cast<int>(top.size()) > n)
+    top.pop_back();
+}
+
+class TaskRunner {
+ public:
+  TaskRunner(const IterationModel& model, const SearchSpec& spec, Worker& w, std::mutex& csv_mutex)
+      : model_(model), spec_(spec), w_(w), csv_mutex_(csv_mutex) {
+    nets_ = static_cast<int8_t>(model.system().networks.size());
+    has_mem2_ = model.system().mem2.capacity_bytes > 0;
+  }
+
+  void run(const Task& t) {
+    Execution e;
+    e.num_procs = spec_.num_procs;
+    e.tensor_par = t.tp;
+    e.pipeline_par = t.pp;
+    e.data_par = t.dp;
+    e.batch_size = t.batch;
+    e.datatype = spec_.datatype;
+    e.fused_activation = true;
+    e.recompute = t.recompute;
+    e.pipeline_interleaving = t.v;
+    e.optimizer_sharding = t.sharding;
+    e.tp_comm = t.comm;
+    ordinal_ = t.index << 32;
+    const int64_t group = inner_group_size(t);
+    for (int64_t mbs : t.microbatches) {
+      e.microbatch_size = mbs;
+      for (bool redo : can_redo(t.comm, t.recompute) ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
+        e.seq_par_ag_redo = redo;
+        for (TpOverlap o : t.tp > 1 ? std::vector<TpOverlap>{TpOverlap::kNone, TpOverlap::kRing, TpOverlap::kPipe}
+                                    : std::vector<TpOverlap>{TpOverlap::kNone}) {
+          e.tp_overlap = o;
+          for (int8_t tn = 0; tn < (t.tp > 1 ? nets_ : 1); ++tn) {
+            e.tensor_par_net = tn;
+            run_group(t, e, group);
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  int64_t inner_group_size(const Task& t) const {
+    const int64_t dpo = t.dp > 1 ? 2 : 1;
+    const int64_t off = (has_mem2_ ? 4 : 1) * (has_mem2_ && t.recompute != Recompute::kFull ? 2 : 1);
+    return dpo * off * (t.pp > 1 ? nets_ : 1) * (t.dp > 1 ? nets_ : 1);
+  }
+
+  // All configurations sharing one block: DP overlap, offloads, PP and DP tiers.
+  void run_group(const Task& t, Execution& e, int64_t group) {
+    w_.enumerated += group;
+    Stats st;
+    st.block = model_.block(e);
+    if (cannot_win(t, e, st.block)) {
+      w_.pruned += group;
+      ordinal_ += static_cast<uint64_t>(group);
+      return;
+    }
+    const std::vector<bool> flags_mem2 = has_mem2_ ? std::vector<bool>{true, false} : std::vector<bool>{false};
+    const std::vector<bool> flags_act =
+        has_mem2_ && t.recompute != Recompute::kFull ? std::vector<bool>{true, false} : std::vector<bool>{false};
+    for (bool dpo : t.dp > 1 ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
+      e.data_par_overlap = dpo;
+      for (bool wo : flags_mem2) {
+        e.weight_offload = wo;
+        for (bool ao : flags_act) {
+          e.activations_offload = ao;
+          for (bool oo : flags_mem2) {
+            e.optimizer_offload = oo;
+            for (int8_t pn = 0; pn < (t.pp > 1 ? nets_ : 1); ++pn) {
+              e.pipeline_par_net = pn;
+              for (int8_t dn = 0; dn < (t.dp > 1 ? nets_ : 1); ++dn) {
+                e.data_par_net = dn;
+                evaluate_one(e, st);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // True when even the terms of the total that every configuration of the group shares cannot beat the
+  // current N-th best. Each term is part of the total and every other term is >= 0, so this never drops a
+  // configuration that belongs in the top list.
+  bool cannot_win(const Task& t, const Execution& e, const BlockCost& b) const {
+    if (!spec_.prune || spec_.csv_sink || static_cast<int>(w_.top.size()) < spec_.top_n)
+      return false;
+    const double n_mb = static_cast<double>(t.batch / (t.dp * e.microbatch_size));
+    const double bpp = static_cast<double>(model_.application().num_blocks / t.pp);
+    const double bpc = bpp / static_cast<double>(t.v);
+    const double block = b.fw.time + b.bw.time + b.re.time;
+    const double head = head_cost(model_.application(), e, model_.hardware(e.datatype)).time;
+    const double lower = n_mb * bpp * block + static_cast<double>(t.pp - 1) * bpc * block + n_mb * head;
+    return static_cast<double>(t.batch) / lower < w_.worst_rate();
+  }
+
+  void evaluate_one(const Execution& e, Stats& st) {
+    const uint64_t ordinal = ordinal_++;
+    // Memory first: a configuration that cannot fit needs no timing.
+    const MemoryUse mem = model_.memory(e, st.block);
+    const Hardware& hw = model_.hardware(e.datatype);
+    if (mem.tier1 > hw.mem1().capacity_bytes || mem.tier2 > hw.mem2().capacity_bytes || !model_.networks_fit(e)) {
+      return;
+    }
+    ++w_.evaluated;
+    model_.finish(e, st);
+    if (st.outcome != Outcome::kOk)
+      return;
+    ++w_.valid;
+    offer(w_.top, spec_.top_n, st.sample_rate, ordinal, e, st);
+    if (spec_.csv_sink) {
+      append_csv_row(w_.csv, e, st, model_.system());
+      if (w_.csv.size() > (1 << 20))
+        flush_csv();
+    }
+  }
+
+ public:
+  void flush_csv() {
+    if (w_.csv.empty())
+      return;
+    std::lock_guard lock(csv_mutex_);
+    spec_.csv_sink(w_.csv);
+    w_.csv.clear();
+  }
+
+ private:
+  const IterationModel& model_;
+  const SearchSpec& spec_;
+  Worker& w_;
+  std::mutex& csv_mutex_;
+  int8_t nets_ = 1;
+  bool has_mem2_ = false;
+  uint64_t ordinal_ = 0;
+};
+
+}  // namespace
+
+int64_t search_space_size(const Application& app, const System& sys, int64_t num_procs, int64_t max_batch) {
+  int64_t total = 0;
+  for (const Task& t : enumerate_tasks(app, sys, num_procs, max_batch))
+    total += t.size;
+  return total;
+}
+
+void merge_top(std::vector<Candidate>& into, const std::vector<Candidate>& from, int n) {
+  into.insert(into.end(), from.begin(), from.end());
+  std::sort(into.begin(), into.end(), better);
+  if (static_cast<int>(into.size()) > n)
+    into.resize(static_cast<size_t>(n));
+}
+
+SearchResult run_search(const IterationModel& model, const SearchSpec& spec) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Task> all = enumerate_tasks(model.application(), model.system(), spec.num_procs, spec.max_batch);
+  // Biggest tasks first so that the last ones to finish are small; ranks take every ranks-th task.
+  std::vector<size_t> order(all.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return all[a].size > all[b].size; });
+  std::vector<const Task*> mine;
+  int64_t my_total = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (static_cast<int>(i % static_cast<size_t>(spec.ranks)) != spec.rank)
+      continue;
+    mine.push_back(&all[order[i]]);
+    my_total += all[order[i]].size;
+  }
+
+  const int threads = std::max(1, spec.threads);
+  std::vector<Worker> workers(static_cast<size_t>(threads));
+  std::atomic<size_t> next{0};
+  std::atomic<int64_t> done{0};
+  std::mutex csv_mutex;
+  auto work = [&](size_t id) {
+    TaskRunner runner(model, spec, workers[id], csv_mutex);
+    for (size_t i = next++; i < mine.size(); i = next++) {
+      runner.run(*mine[i]);
+      done += mine[i]->size;
+    }
+    runner.flush_csv();
+  };
+  std::vector<std::thread> pool;
+  for (int i = 1; i < threads; ++i)
+    pool.emplace_back(work, static_cast<size_t>(i));
+  if (spec.progress) {
+    // The calling thread reports progress while the others work, then joins in.
+    pool.emplace_back(work, size_t{0});
+    while (done.load() < my_total) {
+      spec.progress(my_total > 0 ? static_cast<double>(done.load()) / static_cast<double>(my_total) : 1.0);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    spec.progress(1.0);
+  } else {
+    work(0);
+  }
+  for (auto& t : pool)
+    t.join();
+
+  SearchResult r;
+  for (const Worker& w : workers) {
+    merge_top(r.top, w.top, spec.top_n);
+    r.enumerated += w.enumerated;
+    r.evaluated += w.evaluated;
+    r.valid += w.valid;
+    r.pruned += w.pruned;
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+std::string csv_header() {
+  return "num_procs,tensor_par,pipeline_par,data_par,tensor_par_net,pipeline_par_net,data_par_net,batch_size,"
+         "microbatch_size,datatype,fused_activation,attention_type,activation_recompute,pipeline_interleaving,"
+         "optimizer_sharding,tensor_par_comm_type,tensor_par_overlap,seq_par_ag_redo,data_par_overlap,weight_offload,"
+         "activations_offload,optimizer_offload,training,total_time,sample_rate,proc_mem_tier1_cap_req,"
+         "proc_mem_tier2_cap_req,compute_efficiency,system_efficiency,total_efficiency\n";
+}
+
+void append_csv_row(std::string& out, const Execution& e, const Stats& st, const System& sys) {
+  auto b = [](bool x) { return x ? "true" : "false"; };
+  fmt::format_to(std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},",
+                 e.num_procs, e.tensor_par, e.pipeline_par, e.data_par, e.tensor_par_net, e.pipeline_par_net,
+                 e.data_par_net, e.batch_size, e.microbatch_size, sys.datatypes[static_cast<size_t>(e.datatype)],
+                 b(e.fused_activation), e.multiquery ? "multiquery" : "multihead", to_string(e.recompute),
+                 e.pipeline_interleaving, b(e.optimizer_sharding), to_string(e.tp_comm), to_string(e.tp_overlap),
+                 b(e.seq_par_ag_redo), b(e.data_par_overlap), b(e.weight_offload), b(e.activations_offload),
+                 b(e.optimizer_offload), b(e.training));
+  fmt::format_to(std::back_inserter(out), "{:.6g},{:.6g},{:.0f},{:.0f},{:.4f},{:.4f},{:.4f}\n", st.total_time,
+                 st.sample_rate, st.memory.tier1, st.memory.tier2, st.compute_efficiency, st.system_efficiency,
+                 st.total_efficiency);
+}
+
+}  // namespace chorus::llm

@@ -1,0 +1,76 @@
+// Search over execution strategies: Calculon's llm-optimal-execution space, evaluated in parallel threads,
+// with pruning that cannot change the answer.
+//
+// The space (identical to Calculon's, 11,698,528 configurations for GPT-3 175B on 1,024 GPUs with max batch
+// 1,536): TP | N, hidden and heads; PP | num_blocks with TP x PP | N; DP = N / (TP PP); interleaving v |
+// blocks/PP (1 when PP = 1); batch = the largest multiple of DP <= max batch; recompute {full, attn_only,
+// none}; optimizer sharding (DP > 1); TP comm {ar, p2p_rs_ag, rs_ag}; then AG redo (rs_ag without full
+// recompute), DP overlap (DP > 1), TP overlap (TP > 1), weight / activation (not with full recompute) /
+// optimizer offload (when mem2 exists), microbatch | local batch with mbs x seq divisible by TP, and a
+// network tier for each parallelism larger than 1.
+//
+// How it is fast: the per-layer block accounting depends only on (mbs, AG redo, TP overlap, TP tier), so it is
+// computed once and shared by the up-to-64 configurations that differ in offload, DP overlap and PP/DP tiers;
+// memory is checked before any timing; and a group whose lower bound on iteration time (compute + recompute +
+// LM head + the compute part of the bubble, all terms of the total) cannot beat the current N-th best is
+// skipped. Every configuration is still counted as enumerated. Ties are broken by enumeration order, so the
+// top list is the same for any thread or rank count, and the same as an exhaustive evaluation.
+//
+//   SearchSpec spec{.num_procs = 1024, .max_batch = 1536, .datatype = 0, .top_n = 20};
+//   SearchResult r = run_search(model, spec);
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "chorus/llm/iteration.hpp"
+
+namespace chorus::llm {
+
+struct SearchSpec {
+  int64_t num_procs = 1;
+  int64_t max_batch = 1;
+  int datatype = 0;
+  int top_n = 10;
+  int threads = 1;
+  bool prune = true;  // off: evaluate every configuration (used to check that pruning changes nothing)
+  // Every valid configuration as CSV rows, in chunks, from any thread (calls are serialised). Disables the
+  // "cannot win" pruning, since every valid row is wanted.
+  std::function<void(const std::string&)> csv_sink;
+  // Fraction done, called about five times a second from the calling thread.
+  std::function<void(double)> progress;
+  int rank = 0;  // this process's share of the outer tasks when the search is split over processes
+  int ranks = 1;
+};
+
+struct Candidate {
+  double sample_rate = 0;
+  uint64_t ordinal = 0;  // position in the enumeration, the tie-breaker
+  Execution execution;
+  Stats stats;
+};
+
+struct SearchResult {
+  std::vector<Candidate> top;  // best first
+  int64_t enumerated = 0;      // configurations in (this rank's share of) the space
+  int64_t evaluated = 0;       // fully timed
+  int64_t valid = 0;           // timed and fitting in memory and networks
+  int64_t pruned = 0;          // skipped because they could not enter the top list
+  double seconds = 0;
+};
+
+// The size of the space, by enumeration alone (for progress, tests and docs).
+int64_t search_space_size(const Application& app, const System& sys, int64_t num_procs, int64_t max_batch);
+
+SearchResult run_search(const IterationModel& model, const SearchSpec& spec);
+
+// Keeps the best `n` by (sample rate desc, ordinal asc); used to merge threads and ranks.
+void merge_top(std::vector<Candidate>& into, const std::vector<Candidate>& from, int n);
+
+// CSV of configurations: Calculon's execution keys then the main statistics.
+std::string csv_header();
+void append_csv_row(std::string& out, const Execution& exe, const Stats& st, const System& sys);
+
+}  // namespace chorus::llm

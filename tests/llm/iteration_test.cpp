@@ -1,0 +1,192 @@
+// The iteration-time model against closed forms (interleaved bubble, 18 bytes per parameter, op times), against
+// Calculon's published breakdown where chorus means to agree with it, and the DP-overlap effect of the fix.
+#include <gtest/gtest.h>
+
+#include "chorus/llm/iteration.hpp"
+#include "chorus/llm/json_fields.hpp"
+#include "chorus/llm/validation.hpp"
+#include "llm_test_util.hpp"
+
+namespace chorus::llm {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+System a100() {
+  return read_system(testing::calculon("systems/a100_80g.json"));
+}
+
+// An A100 whose networks are free (no latency, near-infinite bandwidth): only compute remains.
+System a100_free_network() {
+  nlohmann::json j = read_json_file(testing::calculon("systems/a100_80g.json"));
+  for (auto& n : j["networks"]) {
+    n["bandwidth"] = 1e12;
+    n["latency"] = 0;
+    n["size"] = 65536;
+  }
+  return parse_system(j, "free");
+}
+
+TEST(LlmIteration, TotalIsTheSumOfItsParts) {
+  const Application app = read_application(testing::calculon("models/megatron-1T.json"));
+  const System sys = a100();
+  const Stats st = IterationModel(app, sys).evaluate(
+      read_execution(testing::calculon("examples/3072_t4_p64_d12_mbs4_full.json"), app, sys));
+  const double sum = st.fw_time + st.bw_time + st.optim_step_time + st.fw_offload_exposed_time +
+                     st.bw_offload_exposed_time + st.recompute_time + st.recomm_exposed_time + st.bubble_time +
+                     st.tp_comm_exposed_time + st.pp_comm_exposed_time + st.dp_comm_exposed_time + st.head_time;
+  EXPECT_NEAR(st.total_time, sum, 1e-9);
+  EXPECT_NEAR(st.sample_rate, 3072 / st.total_time, 1e-12);
+}
+
+TEST(LlmIteration, AgreesWithCalculonWhereTheModelsCoincide) {
+  // llm-model.md section 2.2: megatron-1T on 3,072 A100 (TP4 PP64 DP12, full recompute, rs_ag): fw 15.48 s,
+  // recompute 15.48 s, recompute comm 1.24 s, PP 0.60 s, DP 0.70 s. chorus changes the backward (fp32 gradient
+  // accumulation traffic), the bubble with it, and adds the LM head; these terms are untouched.
+  const Application app = read_application(testing::calculon("models/megatron-1T.json"));
+  const System sys = a100();
+  const Stats st = IterationModel(app, sys).evaluate(
+      read_execution(testing::calculon("examples/3072_t4_p64_d12_mbs4_full.json"), app, sys));
+  EXPECT_NEAR(st.fw_time, 15.48, 0.01 * 15.48);
+  EXPECT_NEAR(st.recompute_time, 15.48, 0.01 * 15.48);
+  EXPECT_NEAR(st.recomm_exposed_time, 1.24, 0.02 * 1.24);
+  EXPECT_NEAR(st.pp_comm_exposed_time, 0.60, 0.02 * 0.60);
+  EXPECT_NEAR(st.dp_comm_exposed_time, 0.70, 0.02 * 0.70);
+}
+
+TEST(LlmIteration, InterleavedBubbleIsPMinusOneOverVm) {
+  // Narayanan et al. 2021: with free communication, bubble / ideal = (p - 1) / (v m).
+  const Application app = paper_application(korthikanti2022_runs()[1]);  // 96 blocks
+  const System sys = a100_free_network();
+  IterationModel model(app, sys, Options{false, false});
+  for (int64_t v : {1, 2, 3}) {
+    Execution e;
+    e.num_procs = 8;
+    e.pipeline_par = 8;
+    e.batch_size = 16;
+    e.microbatch_size = 1;
+    e.pipeline_interleaving = v;
+    e.recompute = Recompute::kNone;
+    const Stats st = model.evaluate(e);
+    const double ideal = st.fw_time + st.bw_time;
+    EXPECT_NEAR(st.bubble_time / ideal, 7.0 / (static_cast<double>(v) * 16), 1e-9) << "v=" << v;
+  }
+}
+
+TEST(LlmIteration, MixedPrecisionCostsEighteenBytesPerParameter) {
+  // fp16 weights 2 + fp32 gradients 4 + fp32 master 4 + Adam moments 8; sharding divides the last 12 by DP.
+  const Application app = paper_application(korthikanti2022_runs()[0]);
+  const System sys = a100();
+  IterationModel model(app, sys);
+  Execution e = paper_execution(korthikanti2022_runs()[0], Technique::kNone, 0);
+  const Stats st = model.evaluate(e);
+  const double params = st.block.weights * 48;
+  EXPECT_NEAR(st.memory.weight_space + st.memory.weight_grad_space + st.memory.optimizer_space, 18 * params, 1);
+  e.num_procs = 32;
+  e.data_par = 4;
+  e.batch_size = 16;
+  e.optimizer_sharding = true;
+  const Stats sharded = model.evaluate(e);
+  EXPECT_NEAR(sharded.memory.optimizer_space, 12 * params / 4, 1);
+}
+
+TEST(LlmIteration, DoesNotFitIsAResultWithTheNumbers) {
+  const Application app = read_application(testing::calculon("models/megatron-1T.json"));
+  const System sys = a100();
+  Execution e = paper_execution(korthikanti2022_runs()[3], Technique::kNone, 0);
+  e.pipeline_par = 8;  // 16 blocks per GPU: ~ 18 B x 16 x 983M parameters = 264 GiB > 80 GiB
+  e.num_procs = 64;
+  e.batch_size = 64;
+  const Stats st = IterationModel(app, sys).evaluate(e);
+  EXPECT_EQ(st.outcome, Outcome::kDoesNotFit);
+  const std::string text = describe_outcome(st, sys);
+  EXPECT_EQ(text.rfind("does not fit: needs ", 0), 0u) << text;
+  EXPECT_NE(text.find("of 80.00 GiB"), std::string::npos) << text;
+  EXPECT_GT(st.memory.tier1, 200 * kGiB);
+}
+
+TEST(LlmIteration, NetworkTierTooSmallIsAResult) {
+  const Application app = paper_application(korthikanti2022_runs()[1]);
+  const System sys = a100();
+  Execution e = paper_execution(korthikanti2022_runs()[1], Technique::kFull, 0);
+  e.pipeline_par_net = 0;  // TP 8 x PP 8 = 64 GPUs cannot share an 8-GPU NVLink domain
+  EXPECT_EQ(IterationModel(app, sys).evaluate(e).outcome, Outcome::kNetworkTooSmall);
+}
+
+TEST(LlmIteration, OffloadMovesStateToTierTwo) {
+  const Application app = paper_application(korthikanti2022_runs()[1]);
+  const System sys = a100();
+  IterationModel model(app, sys);
+  Execution e = paper_execution(korthikanti2022_runs()[1], Technique::kSeqSel, 0);
+  const Stats base = model.evaluate(e);
+  e.optimizer_offload = true;
+  const Stats off = model.evaluate(e);
+  EXPECT_NEAR(base.memory.tier1 - off.memory.tier1, base.memory.optimizer_space, 1);
+  EXPECT_NEAR(off.memory.tier2, base.memory.optimizer_space, 1);
+}
+
+TEST(LlmIteration, FixedRecomputeMakesDataParallelOverlapHelp) {
+  // llm-model.md 2.6: with Calculon's bug the DP-overlap window of a full-recompute run shrinks (it can go
+  // negative), so overlap exposes more DP time than it should; fixed, overlap never exposes more than no overlap.
+  const Application app = read_application(testing::calculon("models/megatron-5B.json"));
+  const System sys = a100();
+  Execution e;
+  e.num_procs = 32;
+  e.data_par = 32;
+  e.batch_size = 32;
+  e.microbatch_size = 1;
+  e.recompute = Recompute::kFull;
+  e.data_par_net = 1;
+  e.optimizer_sharding = false;
+  const Stats plain = IterationModel(app, sys).evaluate(e);
+  e.data_par_overlap = true;
+  const Stats fixed = IterationModel(app, sys).evaluate(e);
+  const Stats buggy = IterationModel(app, sys, Options{true, true}).evaluate(e);
+  EXPECT_LT(fixed.dp_comm_exposed_time, plain.dp_comm_exposed_time);
+  EXPECT_GT(buggy.dp_comm_exposed_time, fixed.dp_comm_exposed_time);
+  EXPECT_GT(buggy.total_time, fixed.total_time);
+}
+
+}  // namespace
+}  // namespace chorus::llm
+
+namespace chorus::llm {
+namespace {
+
+TEST(LlmHardware, StepEfficiencyAndProcessingModes) {
+  nlohmann::json j = read_json_file(testing::calculon("systems/a100_80g.json"));
+  // 200 GFLOP reaches the 128-GFLOP step (0.95); 10 MB of traffic reaches the 10-MB step (0.75).
+  const Hardware no_overlap(parse_system(j, "s"), 0);
+  const OpCost c = no_overlap.process(200e9, Unit::kMatrix, 10e6);
+  EXPECT_DOUBLE_EQ(c.flop_time, 200e9 / (312e12 * 0.95));
+  EXPECT_DOUBLE_EQ(c.mem_time, 10e6 / (2048e9 * 0.75));
+  EXPECT_DOUBLE_EQ(c.time, c.flop_time + c.mem_time);
+  // 0.5 GFLOP on the vector unit sits on the 0-threshold step (0.1).
+  EXPECT_DOUBLE_EQ(no_overlap.flop_time(0.5e9, Unit::kVector), 0.5e9 / (78e12 * 0.1));
+  j["processing_mode"] = "roofline";
+  const Hardware roofline(parse_system(j, "s"), 0);
+  EXPECT_DOUBLE_EQ(roofline.process(200e9, Unit::kMatrix, 10e6).time, c.flop_time);
+}
+
+TEST(LlmHardware, Float8HalvesTheWeightBytes) {
+  const Application app = paper_application(korthikanti2022_runs()[1]);
+  const System sys = read_system(testing::calculon("systems/h100_80g_nvl8.json"));
+  Execution e = paper_execution(korthikanti2022_runs()[1], Technique::kSeqSel, sys.datatype_index("float16"));
+  const Stats fp16 = IterationModel(app, sys).evaluate(e);
+  e.datatype = sys.datatype_index("float8");
+  const Stats fp8 = IterationModel(app, sys).evaluate(e);
+  EXPECT_DOUBLE_EQ(fp8.memory.weight_space * 2, fp16.memory.weight_space);
+  EXPECT_DOUBLE_EQ(fp8.memory.weight_grad_space, fp16.memory.weight_grad_space);  // fp32 either way
+  EXPECT_LT(fp8.total_time, fp16.total_time);
+}
+
+TEST(LlmCli, ValidatePrintsTheTables) {
+  const auto r = testing::run_chorus("llm validate --json", "validate_json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("table5").size(), 4u);
+  EXPECT_LE(j.at("table5_mean_abs_error").get<double>(), 0.03);
+}
+
+}  // namespace
+}  // namespace chorus::llm
