@@ -1,9 +1,11 @@
 // Benchmark of the collective lower bounds (lower_bound.hpp; cut bound of Zhao & Krishnamurthy, arXiv:2305.18461
 // §1.1, by Dinkelbach iteration on max-flow): a 1024-NPU 32x32 2D torus, exact (one sink per NPU, target <= 5 s)
-// and the one-sink path that is exact on NPU-transitive graphs.
+// and the one-sink path that is exact on NPU-transitive graphs; and the one-sink path on 65,536-NPU rings and
+// 256x256 tori (targets 3 s and 10 s for All-Reduce), where Dinic's ~N/2 phases per max-flow used to take minutes.
 #include <benchmark/benchmark.h>
 
 #include "chorus/collective/lower_bound.hpp"
+#include "chorus/topology/generators.hpp"
 #include "chorus/topology/topology.hpp"
 
 namespace chorus {
@@ -26,8 +28,7 @@ Topology torus_32x32() {
   return std::move(b).seal();
 }
 
-void run(benchmark::State& state, CollectiveKind kind, BoundMethod method) {
-  const Topology topology = torus_32x32();
+void run_on(benchmark::State& state, const Topology& topology, CollectiveKind kind, BoundMethod method) {
   BoundOptions options;
   options.method = method;
   options.information_bound = false;
@@ -39,6 +40,13 @@ void run(benchmark::State& state, CollectiveKind kind, BoundMethod method) {
   state.counters["bound_us"] = result.bound.microseconds();
   state.counters["max_flows"] = result.max_flows;
 }
+
+void run(benchmark::State& state, CollectiveKind kind, BoundMethod method) {
+  run_on(state, torus_32x32(), kind, method);
+}
+
+// 50 GB/s and 0.5 us per direction, as `chorus bound --topology ring:65536 --bandwidth 50GB/s --latency 500ns`.
+const LinkParams kLargeLink{Bandwidth::gb_per_s(50), Time::ns(500)};
 
 void BM_Torus32x32AllGatherAllSinks(benchmark::State& state) {
   run(state, CollectiveKind::AllGather, BoundMethod::AllSinks);
@@ -53,10 +61,19 @@ void BM_Torus32x32AllReduceOneSink(benchmark::State& state) {
   run(state, CollectiveKind::AllReduce, BoundMethod::OneSink);
 }
 
+void BM_Ring65536AllReduceOneSink(benchmark::State& state) {
+  run_on(state, ring(65536, kLargeLink), CollectiveKind::AllReduce, BoundMethod::OneSink);
+}
+void BM_Torus256x256AllReduceOneSink(benchmark::State& state) {
+  run_on(state, torus2d(256, 256, kLargeLink, kLargeLink), CollectiveKind::AllReduce, BoundMethod::OneSink);
+}
+
 BENCHMARK(BM_Torus32x32AllGatherAllSinks)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_Torus32x32AllGatherOneSink)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Torus32x32AllReduceAllSinks)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_Torus32x32AllReduceOneSink)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Ring65536AllReduceOneSink)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_Torus256x256AllReduceOneSink)->Unit(benchmark::kMillisecond)->Iterations(2);
 
 }  // namespace
 }  // namespace chorus

@@ -38,18 +38,28 @@ void run_astra(benchmark::State& state, const char* network, const char* system_
   options.model = model;
   CollectiveRunResult result;
   for (auto _ : state) {
-    result = run_collective(topology, Collective{CollectiveKind::AllReduce, Bytes::mib(1), topology.npu_count()}, options);
+    result =
+        run_collective(topology, Collective{CollectiveKind::AllReduce, Bytes::mib(1), topology.npu_count()}, options);
     benchmark::DoNotOptimize(result.time);
   }
   state.counters["simulated_ns"] = result.time.nanoseconds();
   state.counters["events"] = static_cast<double>(result.events);
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(result.events), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(result.events), benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void bm_aware_ring_4096(benchmark::State& s) { run_astra(s, "network/Ring_4096.yml", "system/ring_1d.json", NetworkModelKind::Aware); }
-void bm_flow_ring_4096(benchmark::State& s) { run_astra(s, "network/Ring_4096.yml", "system/ring_1d.json", NetworkModelKind::Flow); }
-void bm_aware_switch_4096(benchmark::State& s) { run_astra(s, "network/Switch_4096.yml", "system/ring_1d.json", NetworkModelKind::Aware); }
-void bm_flow_switch_4096(benchmark::State& s) { run_astra(s, "network/Switch_4096.yml", "system/ring_1d.json", NetworkModelKind::Flow); }
+void bm_aware_ring_4096(benchmark::State& s) {
+  run_astra(s, "network/Ring_4096.yml", "system/ring_1d.json", NetworkModelKind::Aware);
+}
+void bm_flow_ring_4096(benchmark::State& s) {
+  run_astra(s, "network/Ring_4096.yml", "system/ring_1d.json", NetworkModelKind::Flow);
+}
+void bm_aware_switch_4096(benchmark::State& s) {
+  run_astra(s, "network/Switch_4096.yml", "system/ring_1d.json", NetworkModelKind::Aware);
+}
+void bm_flow_switch_4096(benchmark::State& s) {
+  run_astra(s, "network/Switch_4096.yml", "system/ring_1d.json", NetworkModelKind::Flow);
+}
 void bm_aware_3d_4096(benchmark::State& s) {
   run_astra(s, "network/RingxFCxSwitch_16x16x16.yml", "system/ring_3d.json", NetworkModelKind::Aware);
 }
@@ -70,7 +80,8 @@ void run_schedule(benchmark::State& state, const Topology& topology, CollectiveK
   }
   state.counters["transfers"] = static_cast<double>(result.transfers);
   state.counters["events"] = static_cast<double>(result.events);
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(result.events), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(result.events), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 const LinkParams kLink{Bandwidth::gb_per_s(50), Time::ns(500)};
@@ -79,7 +90,8 @@ void bm_flow_mesh_32x32_all_reduce(benchmark::State& s) {
   run_schedule(s, mesh2d(32, 32, kLink, kLink), CollectiveKind::AllReduce, AlgorithmKind::Ring, NetworkModelKind::Flow);
 }
 void bm_aware_mesh_32x32_all_reduce(benchmark::State& s) {
-  run_schedule(s, mesh2d(32, 32, kLink, kLink), CollectiveKind::AllReduce, AlgorithmKind::Ring, NetworkModelKind::Aware);
+  run_schedule(s, mesh2d(32, 32, kLink, kLink), CollectiveKind::AllReduce, AlgorithmKind::Ring,
+               NetworkModelKind::Aware);
 }
 void bm_flow_switch_256_all_to_all(benchmark::State& s) {
   run_schedule(s, switch_star(256, kLink), CollectiveKind::AllToAll, AlgorithmKind::Direct, NetworkModelKind::Flow);

@@ -43,8 +43,9 @@ struct CollectiveOptions {
 CollectiveKind parse_kind(const std::string& text) {
   const auto kind = parse_collective_kind(text);
   if (!kind) {
-    throw Error("", "--collective",
-                fmt::format("unknown collective '{}'; expected all_reduce, reduce_scatter, all_gather or all_to_all", text));
+    throw Error(
+        "", "--collective",
+        fmt::format("unknown collective '{}'; expected all_reduce, reduce_scatter, all_gather or all_to_all", text));
   }
   return *kind;
 }
@@ -59,32 +60,41 @@ CollectivePlanConfig native_plan(const CollectiveOptions& o) {
     config.algorithms.push_back(parsed.choice);
     config.flatten = config.flatten || parsed.flatten;
   }
-  if (config.algorithms.empty()) throw Error("", "--algorithm", "empty algorithm list");
-  if (config.flatten) config.algorithms.resize(1);
+  if (config.algorithms.empty())
+    throw Error("", "--algorithm", "empty algorithm list");
+  if (config.flatten)
+    config.algorithms.resize(1);
   if (o.composition.empty() || o.composition == "localBWAware") {
     config.composition = Composition::LocalBandwidthAware;
   } else if (o.composition == "baseline") {
     config.composition = Composition::Baseline;
   } else {
-    throw Error("", "--composition", fmt::format("unknown composition '{}'; expected baseline or localBWAware", o.composition));
+    throw Error("", "--composition",
+                fmt::format("unknown composition '{}'; expected baseline or localBWAware", o.composition));
   }
-  if (o.splits == 0 || o.splits > 1'000'000) throw Error("", "--splits", fmt::format("is {}; must be 1 to 1000000", o.splits));
+  if (o.splits == 0 || o.splits > 1'000'000)
+    throw Error("", "--splits", fmt::format("is {}; must be 1 to 1000000", o.splits));
   if (o.active_chunks == 0 || o.active_chunks > 1'000'000) {
     throw Error("", "--active-chunks", fmt::format("is {}; must be 1 to 1000000", o.active_chunks));
   }
   config.splits = o.splits;
   config.active_chunks = o.active_chunks;
-  if (!o.endpoint_delay.empty()) config.overheads.endpoint_delay = parse_time(o.endpoint_delay, "--endpoint-delay");
+  if (!o.endpoint_delay.empty())
+    config.overheads.endpoint_delay = parse_time(o.endpoint_delay, "--endpoint-delay");
   if (!o.reduction_bandwidth.empty()) {
-    config.overheads.reduction_bytes_per_s = parse_bandwidth(o.reduction_bandwidth, "--reduction-bandwidth").bytes_per_second();
+    config.overheads.reduction_bytes_per_s =
+        parse_bandwidth(o.reduction_bandwidth, "--reduction-bandwidth").bytes_per_second();
   }
   return config;
 }
 
 Evaluation parse_evaluation(const std::string& text) {
-  if (text == "auto") return Evaluation::Auto;
-  if (text == "symmetric") return Evaluation::Symmetric;
-  if (text == "schedule") return Evaluation::Schedule;
+  if (text == "auto")
+    return Evaluation::Auto;
+  if (text == "symmetric")
+    return Evaluation::Symmetric;
+  if (text == "schedule")
+    return Evaluation::Schedule;
   throw Error("", "--evaluation", fmt::format("unknown evaluation '{}'; expected auto, symmetric or schedule", text));
 }
 
@@ -92,14 +102,18 @@ std::string algorithm_label(const CollectivePlan& plan) {
   std::string label;
   uint32_t last_dim = UINT32_MAX;
   for (const PlannedPhase& phase : plan.phases) {
-    if (phase.dim == last_dim) continue;
+    if (phase.dim == last_dim)
+      continue;
     bool seen = false;
     for (const PlannedPhase& q : plan.phases) {
-      if (&q == &phase) break;
+      if (&q == &phase)
+        break;
       seen = seen || q.dim == phase.dim;
     }
-    if (seen) continue;
-    if (!label.empty()) label += ",";
+    if (seen)
+      continue;
+    if (!label.empty())
+      label += ",";
     label += to_string(phase.spec.algorithm.kind);
     last_dim = phase.dim;
   }
@@ -108,7 +122,8 @@ std::string algorithm_label(const CollectivePlan& plan) {
 
 void run(const CollectiveOptions& o) {
   const auto model = parse_network_model(o.model);
-  if (!model) throw Error("", "--model", fmt::format("unknown network model '{}'; expected unaware, aware or flow", o.model));
+  if (!model)
+    throw Error("", "--model", fmt::format("unknown network model '{}'; expected unaware, aware or flow", o.model));
   const Topology topology = make_topology(o.topology);
   const CollectiveKind kind = parse_kind(o.collective);
   const Bytes given = parse_size(o.size, "--size");
@@ -126,7 +141,8 @@ void run(const CollectiveOptions& o) {
     options.plan = system.plan_config(kind);
     options.astra_compatible = true;
     // ASTRA-sim's All-Gather size is each NPU's contribution; chorus reports the gathered (NCCL) size.
-    if (kind == CollectiveKind::AllGather) collective.size = given * topology.npu_count();
+    if (kind == CollectiveKind::AllGather)
+      collective.size = given * topology.npu_count();
   } else {
     options.plan = native_plan(o);
   }
@@ -135,7 +151,8 @@ void run(const CollectiveOptions& o) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   if (!o.link_stats.empty()) {
-    if (!result.links) throw Error("", "--link-stats", "per-link statistics need --model aware or flow");
+    if (!result.links)
+      throw Error("", "--link-stats", "per-link statistics need --model aware or flow");
     write_link_stats_csv(o.link_stats, topology, *result.links, result.time);
   }
   std::optional<LowerBound> bound;
@@ -146,7 +163,8 @@ void run(const CollectiveOptions& o) {
     bound = lower_bound(topology, collective, bound_options);
   }
   const double time_ns = static_cast<double>(result.time.picoseconds()) / 1e3;
-  const double algbw = result.time > Time::zero() ? static_cast<double>(collective.size.count()) / result.time.seconds() / 1e9 : 0;
+  const double algbw =
+      result.time > Time::zero() ? static_cast<double>(collective.size.count()) / result.time.seconds() / 1e9 : 0;
   const double busbw = algbw * bus_factor(kind, topology.npu_count());
   if (o.json) {
     nlohmann::json j;
@@ -183,15 +201,17 @@ void run(const CollectiveOptions& o) {
   fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(kind), to_string(collective.size), topology.name(),
              topology.npu_count());
   fmt::print("algorithm    {} ({} chunks, {} transfers, {} evaluation{})\n", algorithm_label(result.plan),
-             result.plan.chunks, result.transfers, result.evaluation, options.astra_compatible ? ", ASTRA-sim compatible" : "");
+             result.plan.chunks, result.transfers, result.evaluation,
+             options.astra_compatible ? ", ASTRA-sim compatible" : "");
   fmt::print("time         {} ({} ns)\n", to_string(result.time), time_ns);
   fmt::print("algbw        {:.3f} GB/s\n", algbw);
   fmt::print("busbw        {:.3f} GB/s\n", busbw);
   if (bound) {
-    fmt::print("lower bound  {} (bandwidth {}, latency {})\n", to_string(bound->bound), to_string(bound->bandwidth_bound),
-               to_string(bound->latency_bound));
+    fmt::print("lower bound  {} (bandwidth {}, latency {})\n", to_string(bound->bound),
+               to_string(bound->bandwidth_bound), to_string(bound->latency_bound));
     if (bound->bound > Time::zero()) {
-      fmt::print("time/bound   {:.3f}\n", static_cast<double>(result.time.picoseconds()) / static_cast<double>(bound->bound.picoseconds()));
+      fmt::print("time/bound   {:.3f}\n",
+                 static_cast<double>(result.time.picoseconds()) / static_cast<double>(bound->bound.picoseconds()));
     }
   }
 }
@@ -203,15 +223,18 @@ void register_collective_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("collective", "simulate one collective and compare it with the lower bound");
   add_topology_options(*cmd, options->topology);
   cmd->add_option("--system", options->system, "ASTRA-sim system JSON: ASTRA-sim compatibility mode");
-  cmd->add_option("--collective", options->collective, "all_reduce | reduce_scatter | all_gather | all_to_all")->required();
+  cmd->add_option("--collective", options->collective, "all_reduce | reduce_scatter | all_gather | all_to_all")
+      ->required();
   cmd->add_option("--size", options->size,
                   "buffer size, e.g. 64MiB (All-Gather: the gathered output; with --system: ASTRA-sim's comm_size, "
                   "for All-Gather each NPU's contribution)")
       ->required();
-  cmd->add_option("--algorithm", options->algorithm,
-                  "ring | direct | directN | halvingDoubling | doubleBinaryTree | oneRing | ...; a comma list gives one "
-                  "per dimension (default ring)");
-  cmd->add_option("--composition", options->composition, "multi-dimensional All-Reduce: localBWAware (default) | baseline");
+  cmd->add_option(
+      "--algorithm", options->algorithm,
+      "ring | direct | directN | halvingDoubling | doubleBinaryTree | oneRing | ...; a comma list gives one "
+      "per dimension (default ring)");
+  cmd->add_option("--composition", options->composition,
+                  "multi-dimensional All-Reduce: localBWAware (default) | baseline");
   cmd->add_option("--splits", options->splits, "chunks per collective (ASTRA-sim preferred-dataset-splits), default 1");
   cmd->add_option("--active-chunks", options->active_chunks, "chunks in flight per dimension, default 1");
   cmd->add_option("--endpoint-delay", options->endpoint_delay, "local overhead per message, e.g. 10ns (default 0)");

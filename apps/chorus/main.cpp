@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0)
+      return app.exit(e);  // --help, --version
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   } catch (const chorus::Error& e) {

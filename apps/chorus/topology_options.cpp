@@ -23,10 +23,12 @@ namespace {
 template <typename T, typename Parse>
 std::vector<T> parse_list(const std::string& text, const std::string& flag, Parse parse) {
   std::vector<T> out;
-  if (text.empty()) return out;
+  if (text.empty())
+    return out;
   std::stringstream stream(text);
   std::string item;
-  while (std::getline(stream, item, ',')) out.push_back(parse(item, flag));
+  while (std::getline(stream, item, ','))
+    out.push_back(parse(item, flag));
   return out;
 }
 

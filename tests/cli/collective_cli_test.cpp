@@ -117,9 +117,9 @@ namespace {
 // from every NPU to its successor, so each forward link carries 6 MB and each backward link nothing.
 TEST(CollectiveCli, FlowModelWritesLinkStatistics) {
   const std::string csv = testing::TempDir() + "/chorus_links.csv";
-  const nlohmann::json j = run_json({"collective", "--topology", "ring:4", "--bandwidth", "50GB/s", "--latency", "1us",
-                                     "--collective", "all_reduce", "--size", "4MB", "--model", "flow", "--link-stats",
-                                     csv, "--json"});
+  const nlohmann::json j =
+      run_json({"collective", "--topology", "ring:4", "--bandwidth", "50GB/s", "--latency", "1us", "--collective",
+                "all_reduce", "--size", "4MB", "--model", "flow", "--link-stats", csv, "--json"});
   EXPECT_EQ(j.value("model", ""), "flow");
   // No contention: 6 x (1 us + 1 MB / 50 GB/s) = 6 x 21 us.
   EXPECT_DOUBLE_EQ(j.value("time_ns", 0.0), 126000.0);

@@ -48,7 +48,8 @@ TEST(Algorithms, DirectOnFullMeshIsTwoSteps) {
 TEST(Algorithms, HalvingDoublingIsRabenseifner) {
   const Bytes d(8'000'000);  // D/B = 160 us
   // Full mesh: 2 log2(p) alpha + 2 (p-1)/p D/B = 6 + 280 us.
-  EXPECT_EQ(run(fully_connected(8, kLink), CollectiveKind::AllReduce, d, AlgorithmKind::HalvingDoubling), Time::us(286));
+  EXPECT_EQ(run(fully_connected(8, kLink), CollectiveKind::AllReduce, d, AlgorithmKind::HalvingDoubling),
+            Time::us(286));
   // Reduce-Scatter alone: log2(p) alpha + (p-1)/p D/B = 3 + 140 us.
   EXPECT_EQ(run(fully_connected(8, kLink), CollectiveKind::ReduceScatter, d, AlgorithmKind::HalvingDoubling),
             Time::us(143));
@@ -60,10 +61,12 @@ TEST(Algorithms, HalvingDoublingIsRabenseifner) {
 TEST(Algorithms, DoubleBinaryTreeByHand) {
   // fc:4, halves of 4 MB (81 us per hop). Tree A: 0 <- {1, 2}, 1 <- {3}. Up: 3->1 at 81, 1->0 at 162,
   // 2->0 at 81; down: 0->1 and 0->2 at 243, 1->3 at 324. Tree B is its mirror; both run in parallel.
-  EXPECT_EQ(run(fully_connected(4, kLink), CollectiveKind::AllReduce, Bytes(8'000'000), AlgorithmKind::DoubleBinaryTree),
-            Time::us(324));
-  EXPECT_THROW(run(fully_connected(4, kLink), CollectiveKind::AllGather, Bytes(8'000'000), AlgorithmKind::DoubleBinaryTree),
-               Error);
+  EXPECT_EQ(
+      run(fully_connected(4, kLink), CollectiveKind::AllReduce, Bytes(8'000'000), AlgorithmKind::DoubleBinaryTree),
+      Time::us(324));
+  EXPECT_THROW(
+      run(fully_connected(4, kLink), CollectiveKind::AllGather, Bytes(8'000'000), AlgorithmKind::DoubleBinaryTree),
+      Error);
 }
 
 TEST(Algorithms, HierarchicalTorusPipelinesChunks) {
@@ -93,7 +96,8 @@ TEST(Algorithms, ScheduleAndSymmetricEvaluationsAgree) {
     for (AlgorithmKind a : {AlgorithmKind::Ring, AlgorithmKind::Direct, AlgorithmKind::HalvingDoubling}) {
       for (CollectiveKind k : {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter, CollectiveKind::AllGather,
                                CollectiveKind::AllToAll}) {
-        if (a == AlgorithmKind::HalvingDoubling && k == CollectiveKind::AllToAll) continue;
+        if (a == AlgorithmKind::HalvingDoubling && k == CollectiveKind::AllToAll)
+          continue;
         for (uint32_t splits : {1u, 3u}) {
           SCOPED_TRACE(t.name() + " " + to_string(a) + " " + to_string(k) + " splits " + std::to_string(splits));
           const Bytes size(3'000'000 + 123);
@@ -118,7 +122,8 @@ TEST(Algorithms, ScheduleMovesTheExpectedBytes) {
   EXPECT_EQ(s.total_bytes(), Bytes(14 * 8'000'000));
   for (uint32_t i = 0; i < s.size(); ++i) {
     const OpId op{i};
-    if (!s.is_transfer(op)) continue;
+    if (!s.is_transfer(op))
+      continue;
     EXPECT_EQ((s.src(op).value + 1) % 8, s.dst(op).value);  // neighbours only
   }
 }

@@ -76,7 +76,8 @@ TEST(ContentionModels, NeverBelowTheLowerBound) {
     v.push_back(torus2d(4, 4, kLink, kLink));
     v.push_back(switch_star(8, kLink));
     v.push_back(fully_connected(8, kLink));
-    v.push_back(dgx(2, 4, LinkParams{Bandwidth::gb_per_s(300), Time::ns(300)}, LinkParams{Bandwidth::gb_per_s(50), Time::us(1)}));
+    v.push_back(dgx(2, 4, LinkParams{Bandwidth::gb_per_s(300), Time::ns(300)},
+                    LinkParams{Bandwidth::gb_per_s(50), Time::us(1)}));
     return v;
   }();
   for (const Topology& t : topologies) {
@@ -107,7 +108,8 @@ TEST(ContentionModels, SymmetricEvaluationMatchesTheFullSchedule) {
             const CollectiveRunResult full = run(t, k, size, m, a, 3, active, Evaluation::Schedule);
             EXPECT_EQ(fast.evaluation, "symmetric");
             // Both runs add the same rounded durations; floating-point rate updates may differ in the last ps.
-            EXPECT_NEAR(static_cast<double>(fast.time.picoseconds()), static_cast<double>(full.time.picoseconds()), 8.0);
+            EXPECT_NEAR(static_cast<double>(fast.time.picoseconds()), static_cast<double>(full.time.picoseconds()),
+                        8.0);
           }
         }
       }

@@ -29,10 +29,12 @@ TEST(MaxMin, ParkingLot) {
   const uint32_t l[3] = {s.add_resource(1), s.add_resource(1), s.add_resource(1)};
   const uint32_t longest = s.add_flow({l, 3});
   uint32_t shorts[3];
-  for (int i = 0; i < 3; ++i) shorts[i] = s.add_flow({&l[i], 1});
+  for (int i = 0; i < 3; ++i)
+    shorts[i] = s.add_flow({&l[i], 1});
   solve(s);
   EXPECT_DOUBLE_EQ(s.rate(longest), 0.5);
-  for (uint32_t f : shorts) EXPECT_DOUBLE_EQ(s.rate(f), 0.5);
+  for (uint32_t f : shorts)
+    EXPECT_DOUBLE_EQ(s.rate(f), 0.5);
 }
 
 TEST(MaxMin, BottleneckLeavesTheRestToOthers) {

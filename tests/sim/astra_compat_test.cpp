@@ -44,14 +44,16 @@ std::vector<Row> rows_of(const std::string& backend) {
     r.npus = static_cast<uint32_t>(std::stoul(npus));
     r.size = std::stoll(size);
     r.finish_ns = std::stoll(finish);
-    if (r.backend == backend) rows.push_back(r);
+    if (r.backend == backend)
+      rows.push_back(r);
   }
   return rows;
 }
 
 std::string network_file(const Row& r) {
   const std::string dir = std::string(CHORUS_REFERENCE_DIR) + "/astra-sim-inputs/network/";
-  if (r.topology.find('_') != std::string::npos) return dir + r.topology + ".yml";  // e.g. RingxFCxSwitch_4x4x4
+  if (r.topology.find('_') != std::string::npos)
+    return dir + r.topology + ".yml";  // e.g. RingxFCxSwitch_4x4x4
   return dir + r.topology + "_" + std::to_string(r.npus) + ".yml";
 }
 

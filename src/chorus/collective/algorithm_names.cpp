@@ -19,7 +19,8 @@ ParsedAlgorithm parse_algorithm_name(std::string_view name, const std::string& s
   }
   std::string key;
   for (char c : rest) {
-    if (c != '_' && c != '-') key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (c != '_' && c != '-')
+      key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   if (key == "ring") {
     out.choice.kind = AlgorithmKind::Ring;
@@ -39,10 +40,11 @@ ParsedAlgorithm parse_algorithm_name(std::string_view name, const std::string& s
       out.choice.window = w;
     }
   } else {
-    throw Error(source, field,
-                fmt::format("unknown algorithm '{}'; expected ring, direct, directN, halvingDoubling, doubleBinaryTree, "
-                            "oneRing, oneDirect or oneHalvingDoubling",
-                            name));
+    throw Error(
+        source, field,
+        fmt::format("unknown algorithm '{}'; expected ring, direct, directN, halvingDoubling, doubleBinaryTree, "
+                    "oneRing, oneDirect or oneHalvingDoubling",
+                    name));
   }
   return out;
 }

@@ -8,12 +8,18 @@ namespace chorus {
 
 std::string to_string(CollectiveKind kind) {
   switch (kind) {
-    case CollectiveKind::AllReduce: return "all_reduce";
-    case CollectiveKind::ReduceScatter: return "reduce_scatter";
-    case CollectiveKind::AllGather: return "all_gather";
-    case CollectiveKind::AllToAll: return "all_to_all";
-    case CollectiveKind::Broadcast: return "broadcast";
-    case CollectiveKind::Reduce: return "reduce";
+    case CollectiveKind::AllReduce:
+      return "all_reduce";
+    case CollectiveKind::ReduceScatter:
+      return "reduce_scatter";
+    case CollectiveKind::AllGather:
+      return "all_gather";
+    case CollectiveKind::AllToAll:
+      return "all_to_all";
+    case CollectiveKind::Broadcast:
+      return "broadcast";
+    case CollectiveKind::Reduce:
+      return "reduce";
   }
   return "?";
 }
@@ -21,13 +27,15 @@ std::string to_string(CollectiveKind kind) {
 std::optional<CollectiveKind> parse_collective_kind(std::string_view text) {
   std::string key;
   for (char c : text) {
-    if (c != '_' && c != '-') key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (c != '_' && c != '-')
+      key.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   for (CollectiveKind k : {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter, CollectiveKind::AllGather,
                            CollectiveKind::AllToAll, CollectiveKind::Broadcast, CollectiveKind::Reduce}) {
     std::string name = to_string(k);
     std::erase(name, '_');
-    if (key == name) return k;
+    if (key == name)
+      return k;
   }
   return std::nullopt;
 }
@@ -35,12 +43,15 @@ std::optional<CollectiveKind> parse_collective_kind(std::string_view text) {
 double bus_factor(CollectiveKind kind, uint32_t npus) {
   const double n = npus;
   switch (kind) {
-    case CollectiveKind::AllReduce: return 2.0 * (n - 1) / n;
+    case CollectiveKind::AllReduce:
+      return 2.0 * (n - 1) / n;
     case CollectiveKind::ReduceScatter:
     case CollectiveKind::AllGather:
-    case CollectiveKind::AllToAll: return (n - 1) / n;
+    case CollectiveKind::AllToAll:
+      return (n - 1) / n;
     case CollectiveKind::Broadcast:
-    case CollectiveKind::Reduce: return 1.0;
+    case CollectiveKind::Reduce:
+      return 1.0;
   }
   return 1.0;
 }

@@ -28,7 +28,8 @@ std::vector<LogicalDimension> logical_dimensions(const Topology& topology, const
 }
 
 std::vector<AlgorithmChoice> algorithms_per_dimension(const CollectivePlanConfig& config, size_t dims) {
-  if (config.algorithms.empty()) throw Error(config.source, config.algorithm_field, "no collective algorithm given");
+  if (config.algorithms.empty())
+    throw Error(config.source, config.algorithm_field, "no collective algorithm given");
   if (config.algorithms.size() == 1 && config.repeat_single_algorithm) {
     return std::vector<AlgorithmChoice>(dims, config.algorithms.front());
   }
@@ -40,24 +41,29 @@ std::vector<AlgorithmChoice> algorithms_per_dimension(const CollectivePlanConfig
 }
 
 Bytes chunk_size(const Collective& c, uint32_t npus, const CollectivePlanConfig& config) {
-  if (config.splits == 0) throw Error(config.source, "splits", "must be >= 1");
+  if (config.splits == 0)
+    throw Error(config.source, "splits", "must be >= 1");
   // Internally every phase uses ASTRA-sim's convention: an All-Gather's data is each NPU's contribution.
   const Bytes per_npu = c.kind == CollectiveKind::AllGather ? c.size / npus : c.size;
   Bytes chunk = per_npu / config.splits;
-  if (config.astra_chunking && c.kind != CollectiveKind::AllGather && chunk.count() < npus) chunk = Bytes(npus);
+  if (config.astra_chunking && c.kind != CollectiveKind::AllGather && chunk.count() < npus)
+    chunk = Bytes(npus);
   return chunk;
 }
 
 void add_phase(CollectivePlan& plan, uint32_t dim, CollectiveKind kind, AlgorithmChoice algorithm, Bytes& data) {
   const uint32_t p = plan.dims[dim].size;
   plan.phases.push_back({dim, PhaseSpec{kind, algorithm, p, data}});
-  if (kind == CollectiveKind::ReduceScatter) data = data / p;
-  if (kind == CollectiveKind::AllGather) data = data * p;
+  if (kind == CollectiveKind::ReduceScatter)
+    data = data / p;
+  if (kind == CollectiveKind::AllGather)
+    data = data * p;
 }
 
 }  // namespace
 
-CollectivePlan plan_collective(const Topology& topology, const Collective& collective, const CollectivePlanConfig& config) {
+CollectivePlan plan_collective(const Topology& topology, const Collective& collective,
+                               const CollectivePlanConfig& config) {
   CollectivePlan plan;
   plan.collective = collective;
   plan.npus = topology.npu_count();
@@ -70,31 +76,38 @@ CollectivePlan plan_collective(const Topology& topology, const Collective& colle
   const std::vector<AlgorithmChoice> algorithms = algorithms_per_dimension(config, plan.dims.size());
   std::vector<uint32_t> used;  // dimensions that take part, ascending
   for (uint32_t d = 0; d < algorithms.size(); ++d) {
-    if (plan.dims[d].size > 1) used.push_back(d);
+    if (plan.dims[d].size > 1)
+      used.push_back(d);
   }
   Bytes data = plan.chunk_bytes;
   const CollectiveKind kind = collective.kind;
   switch (kind) {
     case CollectiveKind::AllReduce:
       if (config.composition == Composition::Baseline) {
-        for (uint32_t d : used) add_phase(plan, d, kind, algorithms[d], data);
+        for (uint32_t d : used)
+          add_phase(plan, d, kind, algorithms[d], data);
       } else if (!used.empty()) {
-        for (size_t i = 0; i + 1 < used.size(); ++i) add_phase(plan, used[i], CollectiveKind::ReduceScatter, algorithms[used[i]], data);
+        for (size_t i = 0; i + 1 < used.size(); ++i)
+          add_phase(plan, used[i], CollectiveKind::ReduceScatter, algorithms[used[i]], data);
         add_phase(plan, used.back(), kind, algorithms[used.back()], data);
-        for (size_t i = used.size() - 1; i-- > 0;) add_phase(plan, used[i], CollectiveKind::AllGather, algorithms[used[i]], data);
+        for (size_t i = used.size() - 1; i-- > 0;)
+          add_phase(plan, used[i], CollectiveKind::AllGather, algorithms[used[i]], data);
       }
       break;
     case CollectiveKind::ReduceScatter:
     case CollectiveKind::AllToAll:
-      for (uint32_t d : used) add_phase(plan, d, kind, algorithms[d], data);
+      for (uint32_t d : used)
+        add_phase(plan, d, kind, algorithms[d], data);
       break;
     case CollectiveKind::AllGather:
-      for (size_t i = used.size(); i-- > 0;) add_phase(plan, used[i], kind, algorithms[used[i]], data);
+      for (size_t i = used.size(); i-- > 0;)
+        add_phase(plan, used[i], kind, algorithms[used[i]], data);
       break;
     default:
-      throw Error("", "collective",
-                  fmt::format("{} has no built-in algorithm yet; use all_reduce, reduce_scatter, all_gather or all_to_all",
-                              to_string(kind)));
+      throw Error(
+          "", "collective",
+          fmt::format("{} has no built-in algorithm yet; use all_reduce, reduce_scatter, all_gather or all_to_all",
+                      to_string(kind)));
   }
   // Validate every phase's algorithm once, on member 0, so that errors surface before any work, naming where
   // the algorithm was chosen.
@@ -117,7 +130,8 @@ uint64_t count_transfers(const CollectivePlan& plan) {
     } else {
       for (uint32_t m = 0; m < phase.spec.group_size; ++m) {
         const MemberProgram program = member_program(phase.spec, plan.overheads, m);
-        sends += std::count_if(program.sends.begin(), program.sends.end(), [m](const ProgramSend& s) { return s.to != m; });
+        sends +=
+            std::count_if(program.sends.begin(), program.sends.end(), [m](const ProgramSend& s) { return s.to != m; });
       }
       sends *= plan.npus / phase.spec.group_size;
     }
@@ -134,7 +148,8 @@ constexpr uint32_t kNone = UINT32_MAX;
 // first send; on return `final_ops[m]` is the op that marks member m done.
 class GroupExpander {
  public:
-  GroupExpander(Schedule& schedule, const CollectivePlan& plan, const PlannedPhase& phase, uint32_t base, uint32_t chunk)
+  GroupExpander(Schedule& schedule, const CollectivePlan& plan, const PlannedPhase& phase, uint32_t base,
+                uint32_t chunk)
       : schedule_(schedule), plan_(plan), phase_(phase), base_(base), chunk_(chunk) {}
 
   void expand(const std::vector<std::vector<OpId>>& entry, std::vector<OpId>& final_ops) {
@@ -148,16 +163,19 @@ class GroupExpander {
     // Kahn-style sweeps: a member's next send is added once everything it waits for exists.
     std::vector<size_t> cursor(p, 0);
     size_t remaining = 0;
-    for (const auto& prog : programs) remaining += prog.sends.size();
+    for (const auto& prog : programs)
+      remaining += prog.sends.size();
     std::vector<OpId> deps;
     while (remaining > 0) {
       bool progressed = false;
       for (uint32_t m = 0; m < p; ++m) {
         while (cursor[m] < programs[m].sends.size()) {
           const ProgramSend& send = programs[m].sends[cursor[m]];
-          if (!collect_deps(send.after, op_of, entry[m], deps)) break;
+          if (!collect_deps(send.after, op_of, entry[m], deps))
+            break;
           if (send.to != m) {
-            op_of[m][cursor[m]] = schedule_.add_transfer(npu(m), npu(send.to), send.bytes, send.pre_delay, deps, chunk_).value;
+            op_of[m][cursor[m]] =
+                schedule_.add_transfer(npu(m), npu(send.to), send.bytes, send.pre_delay, deps, chunk_).value;
           }
           ++cursor[m];
           --remaining;
@@ -166,7 +184,8 @@ class GroupExpander {
       }
       CHORUS_ASSERT(progressed, "cyclic member programs in {} phase", to_string(phase_.spec.algorithm.kind));
     }
-    for (uint32_t m = 0; m < p; ++m) final_ops[m] = finish(m, programs[m], op_of, entry[m]);
+    for (uint32_t m = 0; m < p; ++m)
+      final_ops[m] = finish(m, programs[m], op_of, entry[m]);
   }
 
  private:
@@ -177,7 +196,8 @@ class GroupExpander {
     deps.clear();
     for (const Arrival& a : after) {
       const uint32_t op = op_of[a.from][a.send_index];
-      if (op == kNone) return false;
+      if (op == kNone)
+        return false;
       deps.push_back(OpId{op});
     }
     // Every send also waits for its member's phase entry; for sends that wait on an arrival this is implied
@@ -191,12 +211,14 @@ class GroupExpander {
     std::vector<OpId> steps;
     for (const FinishStep& step : program.finish) {
       const OpId arrival{op_of[step.after.from][step.after.send_index]};
-      if (program.finish.size() == 1) return schedule_.add_local(npu(m), step.delay, std::span(&arrival, 1), chunk_);
+      if (program.finish.size() == 1)
+        return schedule_.add_local(npu(m), step.delay, std::span(&arrival, 1), chunk_);
       steps.push_back(schedule_.add_local(npu(m), step.delay, std::span(&arrival, 1), chunk_));
     }
     if (steps.empty()) {
       for (size_t s = 0; s < program.sends.size(); ++s) {
-        if (op_of[m][s] != kNone) steps.push_back(OpId{op_of[m][s]});
+        if (op_of[m][s] != kNone)
+          steps.push_back(OpId{op_of[m][s]});
       }
       steps.insert(steps.end(), entry.begin(), entry.end());
     }
@@ -234,12 +256,15 @@ Schedule build_schedule(const CollectivePlan& plan) {
           std::vector<std::vector<OpId>> entry(dim.size);
           for (uint32_t m = 0; m < dim.size; ++m) {
             const uint32_t npu = base + m * dim.stride;
-            if (!previous.empty()) entry[m].push_back(previous[npu]);
-            if (c >= window) entry[m].push_back(done[c % window][j][npu]);
+            if (!previous.empty())
+              entry[m].push_back(previous[npu]);
+            if (c >= window)
+              entry[m].push_back(done[c % window][j][npu]);
           }
           std::vector<OpId> final_ops(dim.size);
           GroupExpander(schedule, plan, phase, base, c).expand(entry, final_ops);
-          for (uint32_t m = 0; m < dim.size; ++m) ends[base + m * dim.stride] = final_ops[m];
+          for (uint32_t m = 0; m < dim.size; ++m)
+            ends[base + m * dim.stride] = final_ops[m];
         }
       }
       done[c % window][j] = ends;

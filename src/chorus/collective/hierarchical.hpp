@@ -69,7 +69,8 @@ struct CollectivePlan {
   Overheads overheads;
 };
 
-CollectivePlan plan_collective(const Topology& topology, const Collective& collective, const CollectivePlanConfig& config);
+CollectivePlan plan_collective(const Topology& topology, const Collective& collective,
+                               const CollectivePlanConfig& config);
 
 // Number of transfers the plan makes in total (without building it).
 uint64_t count_transfers(const CollectivePlan& plan);

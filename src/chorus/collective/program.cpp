@@ -11,7 +11,8 @@
 namespace chorus {
 
 Time Overheads::reduction(Bytes size) const {
-  if (reduction_bytes_per_s <= 0) return Time::zero();
+  if (reduction_bytes_per_s <= 0)
+    return Time::zero();
   if (astra_rounding) {
     // ASTRA-sim: 3 * floor(bytes / local-mem-bw[GB/s]) ns, with GB = 1e9 B.
     const double per_ns = reduction_bytes_per_s / 1e9;
@@ -20,24 +21,34 @@ Time Overheads::reduction(Bytes size) const {
   return transfer_time(size * 3, Bandwidth::bytes_per_s(reduction_bytes_per_s));
 }
 
-bool is_rotation_symmetric(AlgorithmKind kind) { return kind != AlgorithmKind::DoubleBinaryTree; }
+bool is_rotation_symmetric(AlgorithmKind kind) {
+  return kind != AlgorithmKind::DoubleBinaryTree;
+}
 
 std::string to_string(AlgorithmKind kind) {
   switch (kind) {
-    case AlgorithmKind::Ring: return "ring";
-    case AlgorithmKind::Direct: return "direct";
-    case AlgorithmKind::HalvingDoubling: return "halvingDoubling";
-    case AlgorithmKind::DoubleBinaryTree: return "doubleBinaryTree";
+    case AlgorithmKind::Ring:
+      return "ring";
+    case AlgorithmKind::Direct:
+      return "direct";
+    case AlgorithmKind::HalvingDoubling:
+      return "halvingDoubling";
+    case AlgorithmKind::DoubleBinaryTree:
+      return "doubleBinaryTree";
   }
   return "?";
 }
 
 MemberProgram member_program(const PhaseSpec& phase, const Overheads& overheads, uint32_t member) {
   switch (phase.algorithm.kind) {
-    case AlgorithmKind::Ring: return algorithms::ring(phase, overheads, member);
-    case AlgorithmKind::Direct: return algorithms::direct(phase, overheads, member);
-    case AlgorithmKind::HalvingDoubling: return algorithms::halving_doubling(phase, overheads, member);
-    case AlgorithmKind::DoubleBinaryTree: return algorithms::double_binary_tree(phase, overheads, member);
+    case AlgorithmKind::Ring:
+      return algorithms::ring(phase, overheads, member);
+    case AlgorithmKind::Direct:
+      return algorithms::direct(phase, overheads, member);
+    case AlgorithmKind::HalvingDoubling:
+      return algorithms::halving_doubling(phase, overheads, member);
+    case AlgorithmKind::DoubleBinaryTree:
+      return algorithms::double_binary_tree(phase, overheads, member);
   }
   return {};
 }

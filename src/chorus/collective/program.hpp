@@ -30,9 +30,9 @@ struct AlgorithmChoice {
 
 // Per-message local costs at the endpoints, as ASTRA-sim's system layer charges them.
 struct Overheads {
-  Time endpoint_delay;             // each message bundle passes the endpoint once (ASTRA-sim `endpoint-delay`)
+  Time endpoint_delay;               // each message bundle passes the endpoint once (ASTRA-sim `endpoint-delay`)
   double reduction_bytes_per_s = 0;  // local memory bandwidth used by reductions; 0 = reductions are free
-  bool astra_rounding = false;     // ASTRA-sim charges 3 * floor(bytes / (GB/s)) whole ns
+  bool astra_rounding = false;       // ASTRA-sim charges 3 * floor(bytes / (GB/s)) whole ns
   // Time to reduce `size` received bytes into the local buffer: one write and two reads of local memory.
   Time reduction(Bytes size) const;
 };

@@ -11,8 +11,10 @@ OpId Schedule::append(uint32_t src, uint32_t dst, int64_t bytes, Time delay, std
                       uint32_t chunk) {
   const size_t id = src_.size();
   CHORUS_ASSERT(id < std::numeric_limits<uint32_t>::max(), "schedule exceeds 2^32 ops");
-  CHORUS_ASSERT(deps_.size() + deps.size() < std::numeric_limits<uint32_t>::max(), "schedule exceeds 2^32 dependencies");
-  for (OpId d : deps) CHORUS_ASSERT(d.value < id, "op {} depends on later op {}", id, d.value);
+  CHORUS_ASSERT(deps_.size() + deps.size() < std::numeric_limits<uint32_t>::max(),
+                "schedule exceeds 2^32 dependencies");
+  for (OpId d : deps)
+    CHORUS_ASSERT(d.value < id, "op {} depends on later op {}", id, d.value);
   src_.push_back(src);
   dst_.push_back(dst);
   bytes_.push_back(bytes);

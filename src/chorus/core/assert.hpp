@@ -21,7 +21,8 @@ class InternalError : public std::logic_error {
 
 }  // namespace chorus
 
-#define CHORUS_ASSERT(cond, ...)                                                          \
-  do {                                                                                    \
-    if (!(cond)) ::chorus::assertion_failed(#cond, __FILE__, __LINE__, fmt::format(__VA_ARGS__)); \
+#define CHORUS_ASSERT(cond, ...)                                                       \
+  do {                                                                                 \
+    if (!(cond))                                                                       \
+      ::chorus::assertion_failed(#cond, __FILE__, __LINE__, fmt::format(__VA_ARGS__)); \
   } while (false)

@@ -8,8 +8,10 @@ namespace chorus {
 namespace {
 std::string compose(const std::string& source, const std::string& field, const std::string& message) {
   std::string out;
-  if (!source.empty()) out += source + ": ";
-  if (!field.empty()) out += field + ": ";
+  if (!source.empty())
+    out += source + ": ";
+  if (!field.empty())
+    out += field + ": ";
   return out + message;
 }
 }  // namespace
@@ -21,7 +23,8 @@ Error::Error(std::string source, std::string field, std::string message)
       message_(std::move(message)) {}
 
 void assertion_failed(const char* condition, const char* file, int line, const std::string& message) {
-  throw InternalError(fmt::format("internal error at {}:{}: assertion '{}' failed: {}", file, line, condition, message));
+  throw InternalError(
+      fmt::format("internal error at {}:{}: assertion '{}' failed: {}", file, line, condition, message));
 }
 
 }  // namespace chorus

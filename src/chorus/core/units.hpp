@@ -11,8 +11,8 @@
 //   Time t = Time::ns(500) + transfer_time(Bytes::mib(1), Bandwidth::gb_per_s(50));
 #pragma once
 
-#include <cstdint>
 #include <compare>
+#include <cstdint>
 #include <iosfwd>
 #include <limits>
 #include <string>
@@ -37,14 +37,16 @@ class Time {
 
   constexpr Time operator+(Time o) const {
     int64_t r = 0;
-    if (__builtin_add_overflow(ps_, o.ps_, &r)) return o.ps_ > 0 ? max() : Time(std::numeric_limits<int64_t>::min());
+    if (__builtin_add_overflow(ps_, o.ps_, &r))
+      return o.ps_ > 0 ? max() : Time(std::numeric_limits<int64_t>::min());
     return Time(r);
   }
   constexpr Time operator-(Time o) const { return Time(ps_ - o.ps_); }
   constexpr Time& operator+=(Time o) { return *this = *this + o; }
   constexpr Time operator*(int64_t k) const {
     int64_t r = 0;
-    if (__builtin_mul_overflow(ps_, k, &r)) return max();
+    if (__builtin_mul_overflow(ps_, k, &r))
+      return max();
     return Time(r);
   }
   constexpr auto operator<=>(const Time&) const = default;

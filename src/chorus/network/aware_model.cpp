@@ -74,7 +74,8 @@ class AwareSimulation {
 
   void record(uint32_t l, int64_t now, int64_t begin, const HopTime& t, Bytes bytes) {
     std::deque<int64_t>& queue = in_service_[l];
-    while (!queue.empty() && queue.front() <= now) queue.pop_front();
+    while (!queue.empty() && queue.front() <= now)
+      queue.pop_front();
     queue.push_back(begin + t.serialization.picoseconds());
     result_.links.peak_flows[l] = std::max(result_.links.peak_flows[l], static_cast<uint32_t>(queue.size()));
     result_.links.bytes[l] += static_cast<double>(bytes.count());

@@ -18,7 +18,8 @@ class FlowSimulation {
   FlowSimulation(const Schedule& schedule, const ResourceRoutes& routes)
       : schedule_(schedule), routes_(routes), dag_(schedule) {
     const uint32_t n = routes.resource_count();
-    for (uint32_t r = 0; r < n; ++r) system_.add_resource(routes.bandwidth(r).bytes_per_second());
+    for (uint32_t r = 0; r < n; ++r)
+      system_.add_resource(routes.bandwidth(r).bytes_per_second());
     result_.links.resize(n);
     active_on_link_.assign(n, 0);
     busy_since_.assign(n, 0);
@@ -43,10 +44,15 @@ class FlowSimulation {
   void handle(const TimedEvent& e, int64_t now) {
     ++result_.events;
     switch (e.kind) {
-      case kStart: start(OpId{e.a}, now); break;
-      case kTransmit: transmit(OpId{e.a}, now); break;
+      case kStart:
+        start(OpId{e.a}, now);
+        break;
+      case kTransmit:
+        transmit(OpId{e.a}, now);
+        break;
       case kDone:
-        if (e.b == flow_version_[e.a]) complete_flow(e.a, now);
+        if (e.b == flow_version_[e.a])
+          complete_flow(e.a, now);
         break;
     }
   }
@@ -57,7 +63,8 @@ class FlowSimulation {
       return;
     }
     Time latency = Time::zero();
-    for (uint32_t r : routes_.route(op)) latency += routes_.latency(r);
+    for (uint32_t r : routes_.route(op))
+      latency += routes_.latency(r);
     events_.push(now + latency.picoseconds(), kTransmit, op.value, 0);
   }
 
@@ -81,7 +88,8 @@ class FlowSimulation {
     flow_last_[flow] = now;
     ++flow_version_[flow];
     for (uint32_t l : resources) {
-      if (active_on_link_[l]++ == 0) busy_since_[l] = now;
+      if (active_on_link_[l]++ == 0)
+        busy_since_[l] = now;
       result_.links.peak_flows[l] = std::max(result_.links.peak_flows[l], active_on_link_[l]);
     }
   }
@@ -90,7 +98,8 @@ class FlowSimulation {
     const OpId op{flow_op_[flow]};
     for (uint32_t l : routes_.route(op)) {
       result_.links.bytes[l] += static_cast<double>(schedule_.bytes(op).count());
-      if (--active_on_link_[l] == 0) result_.links.busy[l] += Time::ps(now - busy_since_[l]);
+      if (--active_on_link_[l] == 0)
+        result_.links.busy[l] += Time::ps(now - busy_since_[l]);
     }
     ++flow_version_[flow];
     system_.remove_flow(flow);

@@ -11,7 +11,8 @@ namespace chorus {
 
 void write_link_stats_csv(const std::string& path, const Topology& topology, const LinkStats& stats, Time makespan) {
   std::ofstream out(path);
-  if (!out) throw Error(path, "--link-stats", "cannot open file for writing");
+  if (!out)
+    throw Error(path, "--link-stats", "cannot open file for writing");
   out << "link,src,dst,bandwidth_GBps,latency_ns,bytes,busy_ns,utilization,peak_flows\n";
   for (uint32_t l = 0; l < topology.link_count(); ++l) {
     const LinkId id{l};
@@ -22,7 +23,8 @@ void write_link_stats_csv(const std::string& path, const Topology& topology, con
                        topology.link_latency(id).nanoseconds(), stats.bytes[l], busy_ns, utilization,
                        stats.peak_flows[l]);
   }
-  if (!out) throw Error(path, "--link-stats", "write failed");
+  if (!out)
+    throw Error(path, "--link-stats", "write failed");
 }
 
 }  // namespace chorus

@@ -11,9 +11,9 @@
 namespace chorus {
 
 struct LinkStats {
-  std::vector<double> bytes;          // bytes that crossed each link
-  std::vector<Time> busy;             // time with at least one message transmitting on it
-  std::vector<uint32_t> peak_flows;   // most messages sharing (flow) or queued on (aware) it at once
+  std::vector<double> bytes;         // bytes that crossed each link
+  std::vector<Time> busy;            // time with at least one message transmitting on it
+  std::vector<uint32_t> peak_flows;  // most messages sharing (flow) or queued on (aware) it at once
 
   void resize(size_t links) {
     bytes.assign(links, 0);

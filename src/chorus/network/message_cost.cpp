@@ -14,11 +14,16 @@ namespace {
 uint32_t hops_in_dimension(const Dimension& dim, uint32_t from, uint32_t to) {
   const uint32_t forward = (to + dim.size - from) % dim.size;
   switch (dim.kind) {
-    case BlockKind::FullyConnected: return 1;
-    case BlockKind::Switch: return 2;
-    case BlockKind::Ring: return std::min(forward, dim.size - forward);
-    case BlockKind::UniRing: return forward;
-    case BlockKind::Mesh: return from > to ? from - to : to - from;
+    case BlockKind::FullyConnected:
+      return 1;
+    case BlockKind::Switch:
+      return 2;
+    case BlockKind::Ring:
+      return std::min(forward, dim.size - forward);
+    case BlockKind::UniRing:
+      return forward;
+    case BlockKind::Mesh:
+      return from > to ? from - to : to - from;
   }
   return 1;
 }
@@ -47,7 +52,8 @@ Time DimensionalCost::delay(NodeId src, NodeId dst, Bytes bytes) const {
   for (size_t d = 0; d < topology_.dimensions().size(); ++d) {
     const uint32_t a = topology_.coordinate(src, d);
     const uint32_t b = topology_.coordinate(dst, d);
-    if (a != b) return member_delay(d, a, b, bytes);
+    if (a != b)
+      return member_delay(d, a, b, bytes);
   }
   CHORUS_ASSERT(false, "message from NPU {} to itself", src.value);
   return Time::zero();
@@ -60,12 +66,14 @@ RoutedCost::~RoutedCost() = default;
 const RoutedCost::Path& RoutedCost::path(NodeId src, NodeId dst) const {
   const uint64_t key = (uint64_t{src.value} << 32) | dst.value;
   auto it = cache_.find(key);
-  if (it != cache_.end()) return it->second;
+  if (it != cache_.end())
+    return it->second;
   Path p{Time::zero(), Bandwidth::bytes_per_s(0)};
   bool first = true;
   for (LinkId l : router_->route(src, dst)) {
     p.latency += topology_.link_latency(l);
-    if (first || topology_.link_bandwidth(l) < p.bottleneck) p.bottleneck = topology_.link_bandwidth(l);
+    if (first || topology_.link_bandwidth(l) < p.bottleneck)
+      p.bottleneck = topology_.link_bandwidth(l);
     first = false;
   }
   return cache_.emplace(key, p).first->second;

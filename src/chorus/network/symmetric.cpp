@@ -8,12 +8,16 @@
 namespace chorus {
 
 bool can_evaluate_symmetrically(const CollectivePlan& plan, const Topology& topology) {
-  if (!topology.is_dimensional()) return false;
+  if (!topology.is_dimensional())
+    return false;
   for (const PlannedPhase& phase : plan.phases) {
-    if (!is_rotation_symmetric(phase.spec.algorithm.kind)) return false;
+    if (!is_rotation_symmetric(phase.spec.algorithm.kind))
+      return false;
     const int32_t d = plan.dims[phase.dim].network_dimension;
-    if (d < 0) return false;
-    if (topology.dimensions()[d].kind == BlockKind::Mesh) return false;  // a line is not rotation-symmetric
+    if (d < 0)
+      return false;
+    if (topology.dimensions()[d].kind == BlockKind::Mesh)
+      return false;  // a line is not rotation-symmetric
   }
   return true;
 }
@@ -38,10 +42,12 @@ Time symmetric_phase_time(const PhaseSpec& phase, const Overheads& overheads, co
     sent[s] = ready + send.pre_delay;
   }
   Time end = Time::zero();
-  for (const FinishStep& step : program.finish) end = std::max(end, arrival(step.after) + step.delay);
+  for (const FinishStep& step : program.finish)
+    end = std::max(end, arrival(step.after) + step.delay);
   if (program.finish.empty()) {
     for (size_t s = 0; s < program.sends.size(); ++s) {
-      end = std::max(end, sent[s] + cost.member_delay(network_dimension, 0, program.sends[s].to, program.sends[s].bytes));
+      end =
+          std::max(end, sent[s] + cost.member_delay(network_dimension, 0, program.sends[s].to, program.sends[s].bytes));
     }
   }
   return end;

@@ -13,9 +13,12 @@ namespace {
 bool symmetric_under_contention(AlgorithmKind algorithm, BlockKind block) {
   switch (algorithm) {
     case AlgorithmKind::Ring:
-    case AlgorithmKind::Direct: return block != BlockKind::Mesh;
-    case AlgorithmKind::HalvingDoubling: return block == BlockKind::FullyConnected || block == BlockKind::Switch;
-    case AlgorithmKind::DoubleBinaryTree: return false;
+    case AlgorithmKind::Direct:
+      return block != BlockKind::Mesh;
+    case AlgorithmKind::HalvingDoubling:
+      return block == BlockKind::FullyConnected || block == BlockKind::Switch;
+    case AlgorithmKind::DoubleBinaryTree:
+      return false;
   }
   return false;
 }
@@ -29,11 +32,21 @@ class ClassRoutes final : public ResourceRoutes {
       first_.push_back(static_cast<uint32_t>(bandwidth_.size()));
       uint32_t classes = 0;
       switch (dim.kind) {
-        case BlockKind::Ring: classes = 2; break;
-        case BlockKind::UniRing: classes = 1; break;
-        case BlockKind::FullyConnected: classes = dim.size; break;  // offsets 1..p-1 (slot 0 unused)
-        case BlockKind::Switch: classes = 2; break;
-        case BlockKind::Mesh: classes = 0; break;
+        case BlockKind::Ring:
+          classes = 2;
+          break;
+        case BlockKind::UniRing:
+          classes = 1;
+          break;
+        case BlockKind::FullyConnected:
+          classes = dim.size;
+          break;  // offsets 1..p-1 (slot 0 unused)
+        case BlockKind::Switch:
+          classes = 2;
+          break;
+        case BlockKind::Mesh:
+          classes = 0;
+          break;
       }
       for (uint32_t c = 0; c < classes; ++c) {
         bandwidth_.push_back(dim.bandwidth);
@@ -64,13 +77,19 @@ class ClassRoutes final : public ResourceRoutes {
           classes_.insert(classes_.end(), hops, base + (forward ? 0 : 1));
           break;
         }
-        case BlockKind::UniRing: classes_.insert(classes_.end(), to, base); break;
-        case BlockKind::FullyConnected: classes_.push_back(base + to); break;
+        case BlockKind::UniRing:
+          classes_.insert(classes_.end(), to, base);
+          break;
+        case BlockKind::FullyConnected:
+          classes_.push_back(base + to);
+          break;
         case BlockKind::Switch:
           classes_.push_back(base);
           classes_.push_back(base + 1);
           break;
-        case BlockKind::Mesh: CHORUS_ASSERT(false, "mesh dimensions are not symmetric"); break;
+        case BlockKind::Mesh:
+          CHORUS_ASSERT(false, "mesh dimensions are not symmetric");
+          break;
       }
     }
     begin_.push_back(static_cast<uint32_t>(classes_.size()));
@@ -98,7 +117,8 @@ class RepresentativeBuilder {
     for (uint32_t c = 0; c < plan_.chunks; ++c) {
       std::vector<OpId> entry;
       for (size_t j = 0; j < phases; ++j) {
-        if (c >= window) entry.push_back(done[c % window][j]);
+        if (c >= window)
+          entry.push_back(done[c % window][j]);
         const OpId end = add_phase(plan_.phases[j], c, entry);
         done[c % window][j] = end;
         entry.assign(1, end);
@@ -120,7 +140,8 @@ class RepresentativeBuilder {
         CHORUS_ASSERT(a.send_index < s, "send {} waits for a later send {}", s, a.send_index);
         deps.push_back(sent[a.send_index]);
       }
-      sent[s] = schedule_.add_transfer(NodeId{0}, NodeId{send.to * dim.stride}, send.bytes, send.pre_delay, deps, chunk);
+      sent[s] =
+          schedule_.add_transfer(NodeId{0}, NodeId{send.to * dim.stride}, send.bytes, send.pre_delay, deps, chunk);
       routes_.add_route(dim.network_dimension, send.to);
     }
     std::vector<OpId> steps;
@@ -128,8 +149,10 @@ class RepresentativeBuilder {
       steps.push_back(schedule_.add_local(NodeId{0}, step.delay, std::span(&sent[step.after.send_index], 1), chunk));
       routes_.add_route(-1, 0);
     }
-    if (steps.size() == 1) return steps.front();
-    if (steps.empty()) steps = entry;
+    if (steps.size() == 1)
+      return steps.front();
+    if (steps.empty())
+      steps = entry;
     const OpId end = schedule_.add_local(NodeId{0}, Time::zero(), steps, chunk);
     routes_.add_route(-1, 0);
     return end;
@@ -143,10 +166,12 @@ class RepresentativeBuilder {
 }  // namespace
 
 bool can_simulate_contention_symmetrically(const CollectivePlan& plan, const Topology& topology) {
-  if (!topology.is_dimensional()) return false;
+  if (!topology.is_dimensional())
+    return false;
   for (const PlannedPhase& phase : plan.phases) {
     const int32_t d = plan.dims[phase.dim].network_dimension;
-    if (d < 0) return false;
+    if (d < 0)
+      return false;
     if (!symmetric_under_contention(phase.spec.algorithm.kind, topology.dimensions()[static_cast<size_t>(d)].kind)) {
       return false;
     }
@@ -156,7 +181,8 @@ bool can_simulate_contention_symmetrically(const CollectivePlan& plan, const Top
 
 SymmetricContentionResult simulate_symmetric_contention(const CollectivePlan& plan, const Topology& topology,
                                                         NetworkModelKind model, bool astra_rounding) {
-  CHORUS_ASSERT(can_simulate_contention_symmetrically(plan, topology), "plan is not symmetric on '{}'", topology.name());
+  CHORUS_ASSERT(can_simulate_contention_symmetrically(plan, topology), "plan is not symmetric on '{}'",
+                topology.name());
   ClassRoutes routes(topology);
   const Schedule schedule = RepresentativeBuilder(plan, routes).build();
   SymmetricContentionResult result;

@@ -9,9 +9,11 @@ ScheduleTiming run_unaware(const Schedule& schedule, const MessageCost& cost) {
   for (uint32_t i = 0; i < schedule.size(); ++i) {
     const OpId op{i};
     Time ready = Time::zero();
-    for (OpId dep : schedule.deps(op)) ready = std::max(ready, timing.finish[dep.value]);
+    for (OpId dep : schedule.deps(op))
+      ready = std::max(ready, timing.finish[dep.value]);
     Time finish = ready + schedule.pre_delay(op);
-    if (schedule.is_transfer(op)) finish += cost.delay(schedule.src(op), schedule.dst(op), schedule.bytes(op));
+    if (schedule.is_transfer(op))
+      finish += cost.delay(schedule.src(op), schedule.dst(op), schedule.bytes(op));
     timing.finish[i] = finish;
     timing.makespan = std::max(timing.makespan, finish);
   }

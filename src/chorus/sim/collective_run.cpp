@@ -19,17 +19,23 @@ namespace chorus {
 
 std::string to_string(NetworkModelKind kind) {
   switch (kind) {
-    case NetworkModelKind::Unaware: return "unaware";
-    case NetworkModelKind::Aware: return "aware";
-    case NetworkModelKind::Flow: return "flow";
+    case NetworkModelKind::Unaware:
+      return "unaware";
+    case NetworkModelKind::Aware:
+      return "aware";
+    case NetworkModelKind::Flow:
+      return "flow";
   }
   return "?";
 }
 
 std::optional<NetworkModelKind> parse_network_model(std::string_view text) {
-  if (text == "unaware") return NetworkModelKind::Unaware;
-  if (text == "aware") return NetworkModelKind::Aware;
-  if (text == "flow") return NetworkModelKind::Flow;
+  if (text == "unaware")
+    return NetworkModelKind::Unaware;
+  if (text == "aware")
+    return NetworkModelKind::Aware;
+  if (text == "flow")
+    return NetworkModelKind::Flow;
   return std::nullopt;
 }
 
@@ -69,7 +75,8 @@ void run_schedule(const Topology& topology, const CollectiveRunOptions& options,
       AwareRunResult r = run_aware(schedule, PhysicalRoutes(schedule, table), options.astra_compatible);
       result.time = r.makespan;
       result.events = r.events;
-      if (options.collect_link_stats) result.links = std::move(r.links);
+      if (options.collect_link_stats)
+        result.links = std::move(r.links);
       return;
     }
     case NetworkModelKind::Flow: {
@@ -77,7 +84,8 @@ void run_schedule(const Topology& topology, const CollectiveRunOptions& options,
       FlowRunResult r = run_flow(schedule, PhysicalRoutes(schedule, table));
       result.time = r.makespan;
       result.events = r.events;
-      if (options.collect_link_stats) result.links = std::move(r.links);
+      if (options.collect_link_stats)
+        result.links = std::move(r.links);
       return;
     }
   }

@@ -40,9 +40,9 @@ struct CollectiveRunResult {
   Time time;
   CollectivePlan plan;
   uint64_t transfers = 0;
-  std::string evaluation;  // "symmetric" or "schedule"
-  size_t schedule_bytes = 0;  // memory of the materialised schedule (0 on the symmetric path)
-  uint64_t events = 0;        // events processed by an event-driven model
+  std::string evaluation;          // "symmetric" or "schedule"
+  size_t schedule_bytes = 0;       // memory of the materialised schedule (0 on the symmetric path)
+  uint64_t events = 0;             // events processed by an event-driven model
   std::optional<LinkStats> links;  // per-link statistics (aware and flow models, when asked for)
 };
 

@@ -10,7 +10,8 @@ namespace {
 
 LinkId link_between(const Topology& t, NodeId from, NodeId to) {
   for (LinkId l : t.out_links(from)) {
-    if (t.link_dst(l) == to) return l;
+    if (t.link_dst(l) == to)
+      return l;
   }
   CHORUS_ASSERT(false, "no link {} -> {} in '{}'", from.value, to.value, t.name());
   return LinkId{};
@@ -20,9 +21,11 @@ LinkId link_between(const Topology& t, NodeId from, NodeId to) {
 std::pair<LinkId, LinkId> via_switch(const Topology& t, NodeId from, NodeId to) {
   for (LinkId up : t.out_links(from)) {
     const NodeId sw = t.link_dst(up);
-    if (t.kind(sw) != NodeKind::Switch) continue;
+    if (t.kind(sw) != NodeKind::Switch)
+      continue;
     for (LinkId down : t.out_links(sw)) {
-      if (t.link_dst(down) == to) return {up, down};
+      if (t.link_dst(down) == to)
+        return {up, down};
     }
   }
   CHORUS_ASSERT(false, "no switch between {} and {} in '{}'", from.value, to.value, t.name());
@@ -32,7 +35,8 @@ std::pair<LinkId, LinkId> via_switch(const Topology& t, NodeId from, NodeId to) 
 }  // namespace
 
 RouteTable::RouteTable(const Topology& topology) : topology_(topology) {
-  if (!topology.is_dimensional()) router_ = std::make_unique<Router>(topology);
+  if (!topology.is_dimensional())
+    router_ = std::make_unique<Router>(topology);
 }
 
 RouteTable::~RouteTable() = default;
@@ -49,7 +53,9 @@ std::vector<LinkId> RouteTable::dimension_order(NodeId src, NodeId dst) const {
     if (a != b) {
       const uint32_t forward = (b + dim.size - a) % dim.size;
       switch (dim.kind) {
-        case BlockKind::FullyConnected: path.push_back(link_between(topology_, at, at_coordinate(b))); break;
+        case BlockKind::FullyConnected:
+          path.push_back(link_between(topology_, at, at_coordinate(b)));
+          break;
         case BlockKind::Switch: {
           const auto [up, down] = via_switch(topology_, at, at_coordinate(b));
           path.push_back(up);
@@ -88,7 +94,8 @@ std::vector<LinkId> RouteTable::dimension_order(NodeId src, NodeId dst) const {
 std::span<const LinkId> RouteTable::route(NodeId src, NodeId dst) const {
   const uint64_t key = (uint64_t{src.value} << 32) | dst.value;
   auto it = cache_.find(key);
-  if (it != cache_.end()) return it->second;
+  if (it != cache_.end())
+    return it->second;
   std::vector<LinkId> path = router_ ? router_->route(src, dst) : dimension_order(src, dst);
   return cache_.emplace(key, std::move(path)).first->second;
 }

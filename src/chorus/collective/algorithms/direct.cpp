@@ -16,17 +16,24 @@ namespace chorus::algorithms {
 MemberProgram direct(const PhaseSpec& phase, const Overheads& overheads, uint32_t member) {
   const uint32_t p = phase.group_size;
   MemberProgram program;
-  if (p <= 1) return program;
+  if (p <= 1)
+    return program;
   const uint32_t peers = p - 1;
   const uint32_t window = phase.algorithm.window == 0 ? peers : std::min(phase.algorithm.window, peers);
   uint64_t sends = peers;
   Bytes message = phase.data / static_cast<int64_t>(p);
   switch (phase.kind) {
-    case CollectiveKind::AllReduce: sends = 2 * uint64_t{peers}; break;
+    case CollectiveKind::AllReduce:
+      sends = 2 * uint64_t{peers};
+      break;
     case CollectiveKind::ReduceScatter:
-    case CollectiveKind::AllToAll: break;
-    case CollectiveKind::AllGather: message = phase.data; break;
-    default: throw Error("", "algorithm", fmt::format("direct does not implement {}", to_string(phase.kind)));
+    case CollectiveKind::AllToAll:
+      break;
+    case CollectiveKind::AllGather:
+      message = phase.data;
+      break;
+    default:
+      throw Error("", "algorithm", fmt::format("direct does not implement {}", to_string(phase.kind)));
   }
   const InsertRule rule{window, window, phase.kind == CollectiveKind::ReduceScatter,
                         phase.kind == CollectiveKind::AllReduce};
@@ -43,14 +50,17 @@ MemberProgram direct(const PhaseSpec& phase, const Overheads& overheads, uint32_
     send.to = peer_at(s, +1);
     send.bytes = message;
     send.pre_delay = rule.delay(s, message, overheads);
-    if (s >= window) send.after.push_back(arrival(s - window));
+    if (s >= window)
+      send.after.push_back(arrival(s - window));
     if (gated && s >= peers) {
       for (uint64_t k = 0; k < peers; ++k) {
-        if (k != s - window) send.after.push_back(arrival(k));
+        if (k != s - window)
+          send.after.push_back(arrival(k));
       }
     }
   }
-  for (uint64_t k = 0; k < sends; ++k) program.finish.push_back({arrival(k), rule.delay(window + k, message, overheads)});
+  for (uint64_t k = 0; k < sends; ++k)
+    program.finish.push_back({arrival(k), rule.delay(window + k, message, overheads)});
   return program;
 }
 

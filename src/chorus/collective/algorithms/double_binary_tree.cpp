@@ -30,13 +30,15 @@ void add_tree_sends(const Tree& tree, uint32_t member, Bytes half, const Overhea
   const uint32_t pos = tree.position_of(member);
   std::vector<uint32_t> children;
   for (uint32_t c : {2 * pos + 1, 2 * pos + 2}) {
-    if (c < tree.p) children.push_back(c);
+    if (c < tree.p)
+      children.push_back(c);
   }
   // Each member's sends in this tree, by slot: 0 = up to the parent (not at the root), 1 and 2 = down to
   // child 1 and 2. Slot numbers are fixed so that peers can name them: index = index_base + slot.
   const Time reduce = overheads.endpoint_delay + overheads.reduction(half);
   std::vector<Arrival> from_children;
-  for (uint32_t c : children) from_children.push_back({tree.member_at(c), index_base + 0});
+  for (uint32_t c : children)
+    from_children.push_back({tree.member_at(c), index_base + 0});
   auto slot = [&](uint32_t s) -> ProgramSend& { return program.sends[index_base + s]; };
   if (pos != 0) {
     const uint32_t parent = tree.member_at((pos - 1) / 2);
@@ -63,7 +65,8 @@ void add_tree_sends(const Tree& tree, uint32_t member, Bytes half, const Overhea
       down.after = from_children;
       down.pre_delay = Time::ps(reduce.picoseconds() * static_cast<int64_t>(children.size()));
     }
-    for (const Arrival& a : from_children) program.finish.push_back({a, reduce});
+    for (const Arrival& a : from_children)
+      program.finish.push_back({a, reduce});
   }
 }
 
@@ -72,14 +75,17 @@ void add_tree_sends(const Tree& tree, uint32_t member, Bytes half, const Overhea
 MemberProgram double_binary_tree(const PhaseSpec& phase, const Overheads& overheads, uint32_t member) {
   const uint32_t p = phase.group_size;
   MemberProgram program;
-  if (p <= 1) return program;
+  if (p <= 1)
+    return program;
   if (phase.kind != CollectiveKind::AllReduce) {
-    throw Error("", "algorithm", fmt::format("doubleBinaryTree implements all_reduce only, not {}", to_string(phase.kind)));
+    throw Error("", "algorithm",
+                fmt::format("doubleBinaryTree implements all_reduce only, not {}", to_string(phase.kind)));
   }
   // Three slots per tree; unused slots (no parent, missing children) stay as zero-byte sends to self and are
   // skipped by the schedule builder.
   program.sends.resize(6);
-  for (auto& s : program.sends) s.to = member;
+  for (auto& s : program.sends)
+    s.to = member;
   const Bytes first_half = phase.data / 2;
   const Bytes second_half = phase.data + Bytes(-first_half.count());
   add_tree_sends(Tree{p, false}, member, first_half, overheads, 0, program);

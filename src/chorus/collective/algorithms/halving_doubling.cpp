@@ -18,7 +18,8 @@ namespace chorus::algorithms {
 MemberProgram halving_doubling(const PhaseSpec& phase, const Overheads& overheads, uint32_t member) {
   const uint32_t p = phase.group_size;
   MemberProgram program;
-  if (p <= 1) return program;
+  if (p <= 1)
+    return program;
   if (!std::has_single_bit(p)) {
     throw Error("", "algorithm", fmt::format("halvingDoubling needs a power-of-two group; this one has {} NPUs", p));
   }
@@ -28,14 +29,18 @@ MemberProgram halving_doubling(const PhaseSpec& phase, const Overheads& overhead
   uint64_t distance = 1;
   bool doubling_distance = true;  // distance grows (reduce-scatter half) or shrinks (gather half)
   switch (phase.kind) {
-    case CollectiveKind::AllReduce: sends = 2 * uint64_t{m}; break;
-    case CollectiveKind::ReduceScatter: break;
+    case CollectiveKind::AllReduce:
+      sends = 2 * uint64_t{m};
+      break;
+    case CollectiveKind::ReduceScatter:
+      break;
     case CollectiveKind::AllGather:
       message = static_cast<uint64_t>(phase.data.count());
       distance = p / 2;
       doubling_distance = false;
       break;
-    default: throw Error("", "algorithm", fmt::format("halvingDoubling does not implement {}", to_string(phase.kind)));
+    default:
+      throw Error("", "algorithm", fmt::format("halvingDoubling does not implement {}", to_string(phase.kind)));
   }
   const InsertRule rule{1, m - 1, phase.kind == CollectiveKind::ReduceScatter, phase.kind == CollectiveKind::AllReduce};
   program.sends.resize(sends);
@@ -45,7 +50,8 @@ MemberProgram halving_doubling(const PhaseSpec& phase, const Overheads& overhead
     send.to = static_cast<uint32_t>(member ^ distance);
     send.bytes = Bytes(static_cast<int64_t>(message));
     send.pre_delay = rule.delay(s, send.bytes, overheads);
-    if (s > 0) send.after.push_back({previous_partner, static_cast<uint32_t>(s - 1)});
+    if (s > 0)
+      send.after.push_back({previous_partner, static_cast<uint32_t>(s - 1)});
     previous_partner = send.to;
     if (doubling_distance) {
       distance *= 2;
@@ -61,8 +67,8 @@ MemberProgram halving_doubling(const PhaseSpec& phase, const Overheads& overhead
       message *= 2;
     }
   }
-  program.finish.push_back(
-      {{previous_partner, static_cast<uint32_t>(sends - 1)}, rule.delay(sends, Bytes(static_cast<int64_t>(message)), overheads)});
+  program.finish.push_back({{previous_partner, static_cast<uint32_t>(sends - 1)},
+                            rule.delay(sends, Bytes(static_cast<int64_t>(message)), overheads)});
   return program;
 }
 

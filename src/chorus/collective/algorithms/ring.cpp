@@ -23,10 +23,14 @@ RingShape ring_shape(const PhaseSpec& phase) {
   const uint64_t p = phase.group_size;
   const Bytes d = phase.data;
   switch (phase.kind) {
-    case CollectiveKind::AllReduce: return {2 * (p - 1), d / static_cast<int64_t>(p)};
-    case CollectiveKind::ReduceScatter: return {p - 1, d / static_cast<int64_t>(p)};
-    case CollectiveKind::AllGather: return {p - 1, d};
-    case CollectiveKind::AllToAll: return {p * (p - 1) / 2, d / static_cast<int64_t>(p)};
+    case CollectiveKind::AllReduce:
+      return {2 * (p - 1), d / static_cast<int64_t>(p)};
+    case CollectiveKind::ReduceScatter:
+      return {p - 1, d / static_cast<int64_t>(p)};
+    case CollectiveKind::AllGather:
+      return {p - 1, d};
+    case CollectiveKind::AllToAll:
+      return {p * (p - 1) / 2, d / static_cast<int64_t>(p)};
     default:
       throw Error("", "algorithm", fmt::format("ring does not implement {}", to_string(phase.kind)));
   }
@@ -37,12 +41,13 @@ RingShape ring_shape(const PhaseSpec& phase) {
 MemberProgram ring(const PhaseSpec& phase, const Overheads& overheads, uint32_t member) {
   const uint32_t p = phase.group_size;
   MemberProgram program;
-  if (p <= 1) return program;
+  if (p <= 1)
+    return program;
   const RingShape shape = ring_shape(phase);
   if (shape.sends > (uint64_t{1} << 26)) {
     throw Error("", "algorithm",
-                fmt::format("ring {} over {} NPUs needs {} sequential messages per NPU; use direct", to_string(phase.kind),
-                            p, shape.sends));
+                fmt::format("ring {} over {} NPUs needs {} sequential messages per NPU; use direct",
+                            to_string(phase.kind), p, shape.sends));
   }
   const InsertRule rule{1, p - 1, phase.kind == CollectiveKind::ReduceScatter, phase.kind == CollectiveKind::AllReduce};
   const uint32_t successor = (member + 1) % p;
@@ -53,7 +58,8 @@ MemberProgram ring(const PhaseSpec& phase, const Overheads& overheads, uint32_t 
     send.to = successor;
     send.bytes = shape.message;
     send.pre_delay = rule.delay(s, shape.message, overheads);
-    if (s > 0) send.after.push_back({predecessor, static_cast<uint32_t>(s - 1)});
+    if (s > 0)
+      send.after.push_back({predecessor, static_cast<uint32_t>(s - 1)});
   }
   program.finish.push_back(
       {{predecessor, static_cast<uint32_t>(shape.sends - 1)}, rule.delay(shape.sends, shape.message, overheads)});

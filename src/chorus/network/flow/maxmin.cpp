@@ -80,7 +80,8 @@ void MaxMinSystem::collect_component(std::vector<uint32_t>& resources, std::vect
     stack.pop_back();
     resources.push_back(r);
     for (uint32_t f : resources_[r].flows) {
-      if (flows_[f].mark == epoch_) continue;
+      if (flows_[f].mark == epoch_)
+        continue;
       flows_[f].mark = epoch_;
       flows.push_back(f);
       for (uint32_t q : flows_[f].resources) {
@@ -107,7 +108,8 @@ void MaxMinSystem::water_fill(const std::vector<uint32_t>& resources, const std:
     res.remaining = res.capacity;
     res.unfrozen = static_cast<uint32_t>(res.flows.size());
     ++res.version;
-    if (res.unfrozen > 0) heap.push({res.remaining / res.unfrozen, r, res.version});
+    if (res.unfrozen > 0)
+      heap.push({res.remaining / res.unfrozen, r, res.version});
   }
   std::vector<double> old_rate(flows.size());
   for (size_t i = 0; i < flows.size(); ++i) {
@@ -118,11 +120,13 @@ void MaxMinSystem::water_fill(const std::vector<uint32_t>& resources, const std:
     const Entry top = heap.top();
     heap.pop();
     Resource& bottleneck = resources_[top.resource];
-    if (top.version != bottleneck.version || bottleneck.unfrozen == 0) continue;
+    if (top.version != bottleneck.version || bottleneck.unfrozen == 0)
+      continue;
     const double share = std::max(0.0, top.share);
     for (uint32_t f : bottleneck.flows) {
       Flow& flow = flows_[f];
-      if (flow.frozen) continue;
+      if (flow.frozen)
+        continue;
       flow.frozen = true;
       flow.rate = share;
       for (uint32_t q : flow.resources) {
@@ -130,17 +134,20 @@ void MaxMinSystem::water_fill(const std::vector<uint32_t>& resources, const std:
         res.remaining = std::max(0.0, res.remaining - share);
         --res.unfrozen;
         ++res.version;
-        if (res.unfrozen > 0) heap.push({res.remaining / res.unfrozen, q, res.version});
+        if (res.unfrozen > 0)
+          heap.push({res.remaining / res.unfrozen, q, res.version});
       }
     }
   }
   for (size_t i = 0; i < flows.size(); ++i) {
-    if (flows_[flows[i]].rate != old_rate[i] || old_rate[i] == 0) changed.push_back(flows[i]);
+    if (flows_[flows[i]].rate != old_rate[i] || old_rate[i] == 0)
+      changed.push_back(flows[i]);
   }
 }
 
 void MaxMinSystem::solve(std::vector<uint32_t>& changed) {
-  if (dirty_.empty()) return;
+  if (dirty_.empty())
+    return;
   std::vector<uint32_t> resources, flows;
   collect_component(resources, flows);
   water_fill(resources, flows, changed);
