@@ -13,5 +13,6 @@ void register_netopt_command(CLI::App& app);
 void register_sim_command(CLI::App& app);
 void register_generate_command(CLI::App& app);
 void register_convert_command(CLI::App& app);
+void register_synth_command(CLI::App& app);
 
 }  // namespace chorus::cli

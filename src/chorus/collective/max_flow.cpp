@@ -31,7 +31,8 @@ MaxFlow::MaxFlow(uint32_t nodes, std::span<const FlowArc> arcs, double epsilon, 
   excess_.assign(nodes, 0);
   label_.assign(nodes, nodes);
   current_.assign(nodes, 0);
-  active_.resize(nodes);
+  active_head_.assign(nodes, kNone);
+  active_next_.assign(nodes, kNone);
   label_head_.assign(nodes + 1, kNone);
   label_next_.assign(nodes, kNone);
   label_prev_.assign(nodes, kNone);
@@ -146,12 +147,12 @@ void MaxFlow::drain(uint32_t target, uint32_t blocked, double enough) {
   const uint64_t relabel_budget = kUpdateFrequencyInverse * (kNodeWeight * node_count_ + to_.size() / 2);
   global_relabel(target, blocked);
   for (;;) {
-    while (highest_active_ > 0 && active_[highest_active_].empty())
+    while (highest_active_ > 0 && active_head_[highest_active_] == kNone)
       --highest_active_;
     if (highest_active_ == 0)
       return;  // nothing is active at label 0: only the target has it
-    const uint32_t u = active_[highest_active_].back();
-    active_[highest_active_].pop_back();
+    const uint32_t u = active_head_[highest_active_];
+    active_head_[highest_active_] = active_next_[u];
     if (label_[u] != highest_active_ || excess_[u] <= epsilon_)
       continue;  // stale entry: u was lifted by a gap or has been drained since
     discharge(u, target, enough);
@@ -166,8 +167,7 @@ void MaxFlow::drain(uint32_t target, uint32_t blocked, double enough) {
 // Rebuilds the label lists and active stacks from scratch, which also drops every stale entry.
 void MaxFlow::global_relabel(uint32_t target, uint32_t blocked) {
   const uint32_t n = node_count_;
-  for (uint32_t l = 0; l <= highest_active_; ++l)
-    active_[l].clear();
+  std::fill(active_head_.begin(), active_head_.begin() + highest_active_ + 1, kNone);
   std::fill(label_.begin(), label_.end(), n);
   std::fill(label_head_.begin(), label_head_.end(), kNone);
   highest_active_ = 0;
@@ -183,15 +183,12 @@ void MaxFlow::global_relabel(uint32_t target, uint32_t blocked) {
       if (label_[u] == n && u != blocked && residual_[reverse_[a]] > epsilon_) {
         label_[u] = label_[w] + 1;
         queue_.push_back(u);
+        current_[u] = offset_[u];
+        link_label(u);
+        if (excess_[u] > epsilon_)
+          add_active(u);
       }
     }
-  }
-  for (size_t i = 1; i < queue_.size(); ++i) {
-    const uint32_t u = queue_[i];
-    current_[u] = offset_[u];
-    link_label(u);
-    if (excess_[u] > epsilon_)
-      add_active(u);
   }
 }
 
@@ -261,8 +258,10 @@ void MaxFlow::gap(uint32_t empty_label) {
   highest_label_ = empty_label - 1;  // empty_label >= 1: only the target has label 0 and it is never relabelled
 }
 
+// u is not in any active stack here: it is pushed only on becoming active, and only popped nodes lose excess.
 void MaxFlow::add_active(uint32_t u) {
-  active_[label_[u]].push_back(u);
+  active_next_[u] = active_head_[label_[u]];
+  active_head_[label_[u]] = u;
   highest_active_ = std::max(highest_active_, label_[u]);
 }
 

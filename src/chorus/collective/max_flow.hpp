@@ -89,11 +89,11 @@ class MaxFlow {
   std::vector<double> capacity_, residual_;
 
   // Push-relabel state. Labels lie in [0, n]; n means "cannot reach the target" (parked). Active nodes sit in one
-  // stack per label (stale entries are skipped when popped); every labelled node is also in a doubly linked list
-  // per label so that a gap can be found and cleared in time proportional to the nodes it lifts.
+  // intrusive stack per label (entries made stale by a gap are skipped when popped); every labelled node is also in
+  // a doubly linked list per label so that a gap can be found and cleared in time proportional to the nodes it lifts.
   std::vector<double> excess_;
   std::vector<uint32_t> label_, current_;
-  std::vector<std::vector<uint32_t>> active_;
+  std::vector<uint32_t> active_head_, active_next_;
   std::vector<uint32_t> label_head_, label_next_, label_prev_;
   uint32_t highest_active_ = 0, highest_label_ = 0;
   uint64_t work_since_relabel_ = 0;
