@@ -2,7 +2,7 @@
 # Installs the Debian packages chorus needs to build, test and benchmark. Idempotent; skips apt when all are present.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-          libgtest-dev libgmock-dev libbenchmark-dev clang-format)
+          libgtest-dev libgmock-dev libbenchmark-dev clang-format libprotobuf-dev protobuf-compiler zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
