@@ -35,12 +35,12 @@ GroupTable::GroupTable(uint32_t npus) {
   index.emplace("0", 0);
 }
 
-uint32_t GroupTable::use(const std::string& name, const std::string& where) {
+uint32_t GroupTable::use(const std::string& name, const std::string& file, uint64_t node_id) {
   const auto [it, inserted] = index.emplace(name, static_cast<uint32_t>(groups.size()));
   if (inserted)
-    groups.push_back(CommGroup{name, {}, where});
+    groups.push_back(CommGroup{name, {}, ""});
   if (groups[it->second].first_use.empty())
-    groups[it->second].first_use = where;
+    groups[it->second].first_use = fmt::format("{}: node {}", file, node_id);
   return it->second;
 }
 
@@ -214,7 +214,7 @@ WorkloadNode convert(const chakra::TraceNode& t, const std::string& file, uint32
   n.bytes = t.comm_size != 0 ? t.comm_size : t.tensor_size;
   if (t.type == NodeType::CommColl) {
     check_collective(t, file, n);
-    n.group = groups.use(t.pg_name, where(file, t.id));
+    n.group = groups.use(t.pg_name, file, t.id);
   } else if (t.type == NodeType::CommSend || t.type == NodeType::CommRecv) {
     check_peer(t, file, npu, npus, n);
   } else if (t.type == NodeType::MemLoad || t.type == NodeType::MemStore) {
@@ -255,28 +255,80 @@ void read_metadata_groups(const chakra::TraceNode& t, const std::string& file, G
   }
 }
 
-void build_edges(const chakra::ChakraTrace& trace, NpuGraph& g) {
-  std::unordered_map<uint64_t, uint32_t> index;
-  index.reserve(trace.nodes.size() * 2);
-  for (uint32_t i = 0; i < trace.nodes.size(); ++i) {
-    if (!index.emplace(trace.nodes[i].id, i).second)
-      throw node_error(g.file, trace.nodes[i].id, "duplicate node id");
+// Dependencies by node id, as read; resolved to indices once the whole file is in (parents may come later).
+struct DependencyIds {
+  std::vector<uint64_t> ids;
+  std::vector<uint32_t> offsets{0};
+  void add(const chakra::TraceNode& t) {
+    ids.insert(ids.end(), t.data_deps.begin(), t.data_deps.end());
+    ids.insert(ids.end(), t.ctrl_deps.begin(), t.ctrl_deps.end());
+    offsets.push_back(static_cast<uint32_t>(ids.size()));
   }
-  g.dep_offsets.assign(trace.nodes.size() + 1, 0);
-  std::vector<uint32_t> child_count(trace.nodes.size(), 0);
+};
+
+// Node id -> position in the file. Producers number nodes densely (0..n-1, or a global counter's window),
+// so a flat table usually serves; sparse ids fall back to a hash map.
+class NodeIndex {
+ public:
+  static constexpr uint32_t kAbsent = UINT32_MAX;
+  explicit NodeIndex(const NpuGraph& g) {
+    if (g.nodes.empty())
+      return;
+    uint64_t lo = UINT64_MAX;
+    uint64_t hi = 0;
+    for (const WorkloadNode& n : g.nodes) {
+      lo = std::min(lo, n.id);
+      hi = std::max(hi, n.id);
+    }
+    base_ = lo;
+    dense_ = hi - lo < 4 * static_cast<uint64_t>(g.nodes.size()) + 64;
+    if (dense_)
+      table_.assign(hi - lo + 1, kAbsent);
+    for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+      if (!insert(g.nodes[i].id, i))
+        throw node_error(g.file, g.nodes[i].id, "duplicate node id");
+    }
+  }
+  uint32_t find(uint64_t id) const {
+    if (dense_)
+      return id >= base_ && id - base_ < table_.size() ? table_[id - base_] : kAbsent;
+    const auto it = map_.find(id);
+    return it == map_.end() ? kAbsent : it->second;
+  }
+
+ private:
+  bool insert(uint64_t id, uint32_t i) {
+    if (!dense_)
+      return map_.emplace(id, i).second;
+    uint32_t& slot = table_[id - base_];
+    if (slot != kAbsent)
+      return false;
+    slot = i;
+    return true;
+  }
+  uint64_t base_ = 0;
+  bool dense_ = false;
+  std::vector<uint32_t> table_;
+  std::unordered_map<uint64_t, uint32_t> map_;
+};
+
+void build_edges(const DependencyIds& pending, NpuGraph& g) {
+  const size_t n = g.nodes.size();
+  const NodeIndex index(g);
+  g.dep_offsets.assign(n + 1, 0);
+  g.deps.reserve(pending.ids.size());
+  std::vector<uint32_t> child_count(n, 0);
   std::vector<uint32_t> mine;
-  for (uint32_t i = 0; i < trace.nodes.size(); ++i) {
-    const chakra::TraceNode& t = trace.nodes[i];
+  for (uint32_t i = 0; i < n; ++i) {
     mine.clear();
-    for (const auto* list : {&t.data_deps, &t.ctrl_deps}) {
-      for (uint64_t d : *list) {
-        const auto it = index.find(d);
-        if (it == index.end())
-          throw node_error(g.file, t.id, fmt::format("depends on node {}, which is not in this file", d));
-        if (it->second == i)
-          throw node_error(g.file, t.id, "depends on itself");
-        mine.push_back(it->second);
-      }
+    for (uint32_t k = pending.offsets[i]; k < pending.offsets[i + 1]; ++k) {
+      const uint64_t d = pending.ids[k];
+      const uint32_t at = index.find(d);
+      if (at == NodeIndex::kAbsent)
+        throw node_error(g.file, g.nodes[i].id, fmt::format("depends on node {}, which is not in this file", d));
+      if (at == i)
+        throw node_error(g.file, g.nodes[i].id, "depends on itself");
+      mine.push_back(at);
     }
     std::sort(mine.begin(), mine.end());
     mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
@@ -285,15 +337,23 @@ void build_edges(const chakra::ChakraTrace& trace, NpuGraph& g) {
     g.deps.insert(g.deps.end(), mine.begin(), mine.end());
     g.dep_offsets[i + 1] = static_cast<uint32_t>(g.deps.size());
   }
-  g.child_offsets.assign(trace.nodes.size() + 1, 0);
-  for (uint32_t i = 0; i < trace.nodes.size(); ++i)
+  g.child_offsets.assign(n + 1, 0);
+  for (uint32_t i = 0; i < n; ++i)
     g.child_offsets[i + 1] = g.child_offsets[i] + child_count[i];
   g.children.resize(g.deps.size());
   std::vector<uint32_t> fill(g.child_offsets.begin(), g.child_offsets.end() - 1);
-  for (uint32_t i = 0; i < trace.nodes.size(); ++i) {
+  for (uint32_t i = 0; i < n; ++i) {
     for (uint32_t k = g.dep_offsets[i]; k < g.dep_offsets[i + 1]; ++k)
       g.children[fill[g.deps[k]]++] = i;
   }
+}
+
+void add_node(const chakra::TraceNode& t, uint32_t npu, uint32_t npus, GroupTable& groups, NpuGraph& g,
+              DependencyIds& pending) {
+  if (t.type == NodeType::Metadata)
+    read_metadata_groups(t, g.file, groups);
+  g.nodes.push_back(convert(t, g.file, npu, npus, groups));
+  pending.add(t);
 }
 
 GroupTable read_group_file(const std::string& path, uint32_t npus) {
@@ -352,12 +412,10 @@ NpuGraph build_npu_graph(const chakra::ChakraTrace& trace, uint32_t npu, uint32_
   NpuGraph g;
   g.file = trace.path;
   g.nodes.reserve(trace.nodes.size());
-  for (const chakra::TraceNode& t : trace.nodes) {
-    if (t.type == NodeType::Metadata)
-      read_metadata_groups(t, trace.path, groups);
-    g.nodes.push_back(convert(t, trace.path, npu, npus, groups));
-  }
-  build_edges(trace, g);
+  DependencyIds pending;
+  for (const chakra::TraceNode& t : trace.nodes)
+    add_node(t, npu, npus, groups, g, pending);
+  build_edges(pending, g);
   return g;
 }
 
@@ -369,8 +427,13 @@ Workload load_workload(const std::string& workload, const std::string& comm_grou
   w.prefix = workload;
   w.npus.reserve(npus);
   for (uint32_t r = 0; r < npus; ++r) {
-    const chakra::ChakraTrace trace = chakra::read_chakra_trace(files[r]);
-    w.npus.push_back(build_npu_graph(trace, r, npus, table));
+    // Streamed: only the compact WorkloadNodes stay in memory, not the decoded trace.
+    NpuGraph& g = w.npus.emplace_back();
+    g.file = files[r];
+    DependencyIds pending;
+    chakra::for_each_chakra_node(files[r],
+                                 [&](const chakra::TraceNode& t) { add_node(t, r, npus, table, g, pending); });
+    build_edges(pending, g);
   }
   w.groups = std::move(table.groups);
   check_membership(w);

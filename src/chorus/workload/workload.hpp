@@ -32,7 +32,7 @@ struct GroupTable {
   std::vector<CommGroup> groups;
   std::unordered_map<std::string, uint32_t> index;
   explicit GroupTable(uint32_t npus);
-  uint32_t use(const std::string& name, const std::string& where);
+  uint32_t use(const std::string& name, const std::string& file, uint64_t node_id);
   void define(const std::string& name, std::vector<uint32_t> npus, const std::string& where, bool replace);
 };
 

@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <array>
+#include <filesystem>
 #include <limits>
 
 #include <fmt/format.h>
@@ -37,11 +38,15 @@ using ChakraProtoMsg::AttributeProto;
 
 // The whole file, decompressed when it is gzipped (zlib's gzread passes plain files through unchanged).
 std::string read_file(const std::string& path) {
+  std::error_code ec;
+  const uintmax_t file_size = std::filesystem::file_size(path, ec);
   gzFile file = gzopen(path.c_str(), "rb");
-  if (file == nullptr)
+  if (file == nullptr || ec)
     throw Error(path, "", "cannot open the trace file");
   std::string data;
-  std::array<char, 1 << 16> buffer{};
+  // Reserving up front avoids regrowing (and page-faulting) a buffer of tens of MB; gzip reserves a guess.
+  data.reserve(gzdirect(file) != 0 ? static_cast<size_t>(file_size) : static_cast<size_t>(file_size) * 6);
+  std::array<char, 1 << 17> buffer{};
   int n = 0;
   while ((n = gzread(file, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) {
     data.append(buffer.data(), static_cast<size_t>(n));
@@ -162,8 +167,8 @@ class AttributeReader {
   uint64_t node_id_;
 };
 
-TraceNode convert_node(const ChakraProtoMsg::Node& m, const std::string& path) {
-  TraceNode node;
+// Fills `node` from `m`, reusing the node's string and vector capacity (streaming reads reuse one node).
+void convert_node(const ChakraProtoMsg::Node& m, const std::string& path, TraceNode& node) {
   node.id = m.id();
   const int type = static_cast<int>(m.type());
   if (type < static_cast<int>(NodeType::Metadata) || type > static_cast<int>(NodeType::CommColl)) {
@@ -176,12 +181,17 @@ TraceNode convert_node(const ChakraProtoMsg::Node& m, const std::string& path) {
   node.ctrl_deps.assign(m.ctrl_deps().begin(), m.ctrl_deps().end());
   node.start_time_micros = m.start_time_micros();
   node.duration_micros = m.duration_micros();
+  node.inputs_values.clear();
   if (m.has_inputs())
     node.inputs_values = m.inputs().values();
+  node.is_cpu_op = false;
+  node.num_ops = node.tensor_size = node.tensor_loc = node.comm_size = node.comm_priority = 0;
+  node.comm_type = node.comm_src = node.comm_dst = node.comm_tag = std::nullopt;
+  node.pg_name.clear();
+  node.other_attrs.clear();
   const AttributeReader reader(path, m.id());
   for (const AttributeProto& a : m.attr())
     reader.read(a, node);
-  return node;
 }
 
 void add_bool(ChakraProtoMsg::Node& m, const char* name, bool value) {
@@ -313,7 +323,21 @@ class MessageWalker {
     return true;
   }
 
-  size_t size_hint() const { return data_.size(); }
+  // How many more length-delimited messages follow (a cheap pass over the prefixes), to size containers.
+  size_t remaining_messages() const {
+    size_t count = 0;
+    size_t offset = offset_;
+    uint32_t length = 0;
+    try {
+      while (read_length(data_, offset, length, path_, "") && length <= data_.size() - offset) {
+        offset += length;
+        ++count;
+      }
+    } catch (const Error&) {
+      // the real pass reports the damage with its position
+    }
+    return count;
+  }
 
  private:
   std::string position() const {
@@ -347,10 +371,25 @@ ChakraTrace read_chakra_trace(const std::string& path) {
   ChakraProtoMsg::GlobalMetadata metadata;
   walker.read_metadata(metadata);
   trace.version = metadata.version();
+  trace.nodes.reserve(walker.remaining_messages());
   ChakraProtoMsg::Node message;  // reused: protobuf keeps its allocations across Clear()
-  while (walker.next_node(message))
-    trace.nodes.push_back(convert_node(message, path));
+  while (walker.next_node(message)) {
+    convert_node(message, path, trace.nodes.emplace_back());
+  }
   return trace;
+}
+
+std::string for_each_chakra_node(const std::string& path, const std::function<void(const TraceNode&)>& visit) {
+  MessageWalker walker(path);
+  ChakraProtoMsg::GlobalMetadata metadata;
+  walker.read_metadata(metadata);
+  ChakraProtoMsg::Node message;
+  TraceNode node;
+  while (walker.next_node(message)) {
+    convert_node(message, path, node);
+    visit(node);
+  }
+  return metadata.version();
 }
 
 void write_chakra_trace(const std::string& path, const ChakraTrace& trace, bool gzip) {

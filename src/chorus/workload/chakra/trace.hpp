@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,6 +89,10 @@ struct ChakraTrace {
 // Throws chorus::Error(path, "node <id>" or "byte <offset>", message) when the file is missing, truncated or
 // not a Chakra trace, or when a known attribute has a non-integer type.
 ChakraTrace read_chakra_trace(const std::string& path);
+
+// Streams the nodes of a file to `visit` without keeping them (one TraceNode is reused: copy what you need);
+// returns the GlobalMetadata version. Same checks and errors as read_chakra_trace.
+std::string for_each_chakra_node(const std::string& path, const std::function<void(const TraceNode&)>& visit);
 
 // Writes with the attribute types Chakra's feeder expects (is_cpu_op bool, comm_type/comm_size/num_ops int64,
 // tensor_size uint64, comm_src/dst/tag/priority int32, pg_name string), so Chakra and ASTRA-sim read it back.
