@@ -2,8 +2,8 @@
 # Installs the Debian packages chorus needs to build, test and benchmark. Idempotent; skips apt when all are present.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-          libgtest-dev libgmock-dev libbenchmark-dev clang-format libsimgrid-dev
-          libopenmpi-dev openmpi-bin)  # MPI: optional, for `mpirun ... chorus llm search`
+          libgtest-dev libgmock-dev libbenchmark-dev clang-format libprotobuf-dev protobuf-compiler zlib1g-dev
+          libsimgrid-dev libopenmpi-dev openmpi-bin)  # SimGrid: the flow cross-check; MPI: `mpirun ... chorus llm search`
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

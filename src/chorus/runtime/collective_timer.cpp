@@ -1,0 +1,115 @@
+// Timing one collective of a workload on its group (see collective_timer.hpp).
+#include "chorus/runtime/collective_timer.hpp"
+
+#include <algorithm>
+
+#include "chorus/collective/lower_bound.hpp"
+#include "chorus/core/error.hpp"
+#include "chorus/topology/generators.hpp"
+
+namespace chorus {
+
+using chakra::CommType;
+
+std::optional<CollectiveKind> simulated_kind(CommType type) {
+  switch (type) {
+    case CommType::AllReduce:
+      return CollectiveKind::AllReduce;
+    case CommType::AllGather:
+      return CollectiveKind::AllGather;
+    case CommType::ReduceScatter:
+      return CollectiveKind::ReduceScatter;
+    case CommType::AllToAll:
+      return CollectiveKind::AllToAll;
+    default:
+      return std::nullopt;
+  }
+}
+
+namespace {
+
+std::unique_ptr<MessageCost> make_cost(const Topology& topology, bool astra) {
+  if (topology.is_dimensional())
+    return std::make_unique<DimensionalCost>(topology, astra);
+  return std::make_unique<RoutedCost>(topology);
+}
+
+// The algorithm of each dimension the plan uses, in first-use order: "ring" or "ring,direct".
+std::string algorithm_label(const CollectivePlan& plan) {
+  std::vector<uint32_t> seen;
+  std::string label;
+  for (const PlannedPhase& phase : plan.phases) {
+    if (std::find(seen.begin(), seen.end(), phase.dim) != seen.end())
+      continue;
+    seen.push_back(phase.dim);
+    if (!label.empty())
+      label += ",";
+    label += to_string(phase.spec.algorithm.kind);
+  }
+  return label.empty() ? "none" : label;
+}
+
+}  // namespace
+
+CollectiveTimer::CollectiveTimer(const Topology& topology, CollectiveTimerOptions options)
+    : topology_(topology), options_(options), cost_(make_cost(topology, options.system != nullptr)) {}
+
+CollectiveTimer::~CollectiveTimer() = default;
+
+CollectiveTimer::RingShape CollectiveTimer::ring_shape(const std::vector<uint32_t>& members) const {
+  // The slowest hop of the logical ring sets the pace of a ring algorithm, so every hop is charged like it.
+  constexpr int64_t probe = int64_t{1} << 30;
+  RingShape shape{static_cast<uint32_t>(members.size()), Time::zero(), 0};
+  Time slowest_transfer = Time::zero();
+  for (size_t i = 0; i < members.size(); ++i) {
+    const NodeId a{members[i]};
+    const NodeId b{members[(i + 1) % members.size()]};
+    const Time latency = cost_->delay(a, b, Bytes(0));
+    shape.latency = std::max(shape.latency, latency);
+    slowest_transfer = std::max(slowest_transfer, cost_->delay(a, b, Bytes(probe)) - latency);
+  }
+  shape.bytes_per_s = static_cast<double>(probe) / slowest_transfer.seconds();
+  return shape;
+}
+
+TimedCollective CollectiveTimer::run(CommType type, int64_t bytes, const Topology& topology, bool whole_network) const {
+  const CollectiveKind kind = *simulated_kind(type);
+  const uint32_t n = topology.npu_count();
+  // Chakra's All-Gather comm_size is each NPU's input; chorus collectives take NCCL's gathered size.
+  const Bytes size = kind == CollectiveKind::AllGather ? Bytes(bytes) * n : Bytes(bytes);
+  const Collective collective{kind, size, n};
+  CollectiveRunOptions run_options;
+  run_options.model = options_.model;
+  if (options_.system != nullptr) {
+    run_options.plan = options_.system->plan_config(kind);
+    run_options.astra_compatible = true;
+  }
+  if (!whole_network) {
+    // ASTRA-sim replaces a subgroup's per-dimension algorithms by one logical ring.
+    run_options.plan.algorithms = {AlgorithmChoice{}};
+    run_options.plan.flatten = false;
+  }
+  const CollectiveRunResult result = run_collective(topology, collective, run_options);
+  TimedCollective timed{result.time, algorithm_label(result.plan), std::nullopt, size};
+  if (options_.lower_bounds) {
+    BoundOptions bound_options;
+    bound_options.information_bound = false;
+    timed.lower_bound = lower_bound(topology, collective, bound_options).bound;
+  }
+  return timed;
+}
+
+const TimedCollective& CollectiveTimer::time(CommType type, int64_t bytes, const std::vector<uint32_t>& members) {
+  const bool whole = members.size() == topology_.npu_count();
+  const RingShape shape = whole ? RingShape{} : ring_shape(members);
+  const Key key{type, bytes, whole, shape};
+  if (const auto it = cache_.find(key); it != cache_.end())
+    return it->second;
+  if (whole)
+    return cache_.emplace(key, run(type, bytes, topology_, true)).first->second;
+  const LinkParams hop{Bandwidth::bytes_per_s(shape.bytes_per_s), shape.latency};
+  const Topology logical_ring = ring(shape.size, hop);
+  return cache_.emplace(key, run(type, bytes, logical_ring, false)).first->second;
+}
+
+}  // namespace chorus

@@ -1,0 +1,72 @@
+// Times the collectives of a workload: one collective on one communicator group, in isolation.
+//
+// - The group of every NPU runs on the whole network through run_collective(), with the system JSON's
+//   algorithms, chunking and overheads (ASTRA-sim compatible) or chorus's native defaults.
+// - A smaller group becomes a 1-D logical ring over its members, as ASTRA-sim's CommunicatorGroup does: a ring
+//   topology whose every hop costs what the slowest member-to-next-member message costs on the real network,
+//   running ASTRA-sim's Ring algorithm.
+// Results are cached by what determines them (kind, size and the group's ring shape), so a 1024-NPU workload
+// with 128 data-parallel groups of the same shape times each distinct collective once.
+//
+//   CollectiveTimer timer(topology, options);
+//   const TimedCollective& t = timer.time(chakra::CommType::AllReduce, 64 << 20, group.npus);
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "chorus/astra/system_config.hpp"
+#include "chorus/network/message_cost.hpp"
+#include "chorus/sim/collective_run.hpp"
+#include "chorus/topology/topology.hpp"
+#include "chorus/workload/chakra/trace.hpp"
+
+namespace chorus {
+
+struct CollectiveTimerOptions {
+  NetworkModelKind model = NetworkModelKind::Unaware;
+  const AstraSystemConfig* system = nullptr;  // ASTRA-sim compatibility when set
+  bool lower_bounds = true;                   // compute each distinct collective's lower bound for the reports
+};
+
+struct TimedCollective {
+  Time duration;
+  std::string algorithm;            // e.g. "ring" or "ring,direct,halvingDoubling"
+  std::optional<Time> lower_bound;  // for the simulated kinds
+  Bytes nccl_size;                  // NCCL's convention (All-Gather: the gathered output), for bandwidths
+};
+
+class CollectiveTimer {
+ public:
+  CollectiveTimer(const Topology& topology, CollectiveTimerOptions options);
+  ~CollectiveTimer();
+  // `bytes` is Chakra's comm_size (All-Gather: each NPU's contribution). Only All-Reduce, All-Gather,
+  // Reduce-Scatter and All-to-All are timed here; the runtime handles the others.
+  const TimedCollective& time(chakra::CommType type, int64_t bytes, const std::vector<uint32_t>& members);
+
+ private:
+  struct RingShape {
+    uint32_t size = 0;
+    Time latency;
+    double bytes_per_s = 0;
+    auto operator<=>(const RingShape&) const = default;
+  };
+  using Key = std::tuple<chakra::CommType, int64_t, bool, RingShape>;
+
+  RingShape ring_shape(const std::vector<uint32_t>& members) const;
+  TimedCollective run(chakra::CommType type, int64_t bytes, const Topology& topology, bool whole_network) const;
+
+  const Topology& topology_;
+  CollectiveTimerOptions options_;
+  std::unique_ptr<MessageCost> cost_;
+  std::map<Key, TimedCollective> cache_;
+};
+
+// The simulated kinds (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL) as chorus collective kinds.
+std::optional<CollectiveKind> simulated_kind(chakra::CommType type);
+
+}  // namespace chorus

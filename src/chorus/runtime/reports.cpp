@@ -1,0 +1,201 @@
+// Report writers of a workload run (see reports.hpp).
+#include "chorus/runtime/reports.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "chorus/core/error.hpp"
+#include "chorus/runtime/collective_timer.hpp"
+
+namespace chorus {
+
+namespace {
+
+double ns(Time t) {
+  return static_cast<double>(t.picoseconds()) / 1e3;
+}
+double us(Time t) {
+  return static_cast<double>(t.picoseconds()) / 1e6;
+}
+
+double algbw_gbps(const CollectiveReport& c) {
+  const Time d = c.end - c.start;
+  return d > Time::zero() ? static_cast<double>(c.nccl_size) / d.seconds() / 1e9 : 0.0;
+}
+
+double busbw_gbps(const CollectiveReport& c) {
+  const auto kind = simulated_kind(c.type);
+  return kind ? algbw_gbps(c) * bus_factor(*kind, c.npus) : 0.0;
+}
+
+// Collectives that share kind, size, group size and algorithm, summed up.
+struct CollectiveClass {
+  uint64_t count = 0;
+  Time total;
+  Time longest;
+  const CollectiveReport* example = nullptr;
+};
+using ClassKey = std::tuple<chakra::CommType, int64_t, uint32_t, std::string>;
+
+std::map<ClassKey, CollectiveClass> classify(const RunReport& report) {
+  std::map<ClassKey, CollectiveClass> classes;
+  for (const CollectiveReport& c : report.collectives) {
+    CollectiveClass& k = classes[ClassKey{c.type, c.comm_size, c.npus, c.algorithm}];
+    ++k.count;
+    k.total += c.end - c.start;
+    k.longest = std::max(k.longest, c.end - c.start);
+    if (k.example == nullptr)
+      k.example = &c;
+  }
+  return classes;
+}
+
+std::FILE* open_for_writing(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr)
+    throw Error(path, "", "cannot create the report file");
+  return f;
+}
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+}  // namespace
+
+nlohmann::json summary_json(const ReportContext& context) {
+  const RunReport& r = context.report;
+  nlohmann::json j;
+  j["finish_ns"] = ns(r.finish);
+  j["npus"] = r.npus.size();
+  j["model"] = context.model;
+  j["topology"] = context.topology;
+  j["workload"] = context.workload.prefix;
+  j["nodes"] = context.workload.node_count();
+  j["events"] = r.events;
+  j["wall_s"] = context.wall_s;
+  nlohmann::json per_npu = nlohmann::json::array();
+  for (size_t i = 0; i < r.npus.size(); ++i) {
+    const NpuReport& n = r.npus[i];
+    per_npu.push_back({{"npu", i},
+                       {"finish_ns", ns(n.finish)},
+                       {"compute_ns", ns(n.compute)},
+                       {"exposed_comm_ns", ns(n.exposed_comm)},
+                       {"idle_ns", ns(n.idle)},
+                       {"nodes", n.nodes}});
+  }
+  j["per_npu"] = std::move(per_npu);
+  nlohmann::json classes = nlohmann::json::array();
+  for (const auto& [key, k] : classify(r)) {
+    const CollectiveReport& c = *k.example;
+    classes.push_back({{"type", chakra::to_string(c.type)},
+                       {"comm_size", c.comm_size},
+                       {"group_npus", c.npus},
+                       {"algorithm", c.algorithm},
+                       {"count", k.count},
+                       {"duration_ns", ns(c.end - c.start)},
+                       {"total_ns", ns(k.total)},
+                       {"algbw_GBps", algbw_gbps(c)},
+                       {"busbw_GBps", busbw_gbps(c)},
+                       {"lower_bound_ns", ns(c.lower_bound)}});
+  }
+  j["collective_count"] = r.collectives.size();
+  j["collectives"] = std::move(classes);
+  return j;
+}
+
+void write_collectives_csv(const std::string& path, const ReportContext& context) {
+  const File f(open_for_writing(path));
+  fmt::print(f.get(),
+             "index,type,group,group_npus,comm_size_bytes,algorithm,first_issue_ns,start_ns,end_ns,duration_ns,"
+             "algbw_GBps,busbw_GBps,lower_bound_ns,node_id\n");
+  const auto& groups = context.workload.groups;
+  for (size_t i = 0; i < context.report.collectives.size(); ++i) {
+    const CollectiveReport& c = context.report.collectives[i];
+    fmt::print(f.get(), "{},{},{},{},{},\"{}\",{},{},{},{},{:.6f},{:.6f},{},{}\n", i, chakra::to_string(c.type),
+               groups[c.group].name, c.npus, c.comm_size, c.algorithm, ns(c.first_issue), ns(c.start), ns(c.end),
+               ns(c.end - c.start), algbw_gbps(c), busbw_gbps(c), ns(c.lower_bound), c.node_id);
+  }
+}
+
+void write_timeline_json(const std::string& path, const ReportContext& context) {
+  const File f(open_for_writing(path));
+  std::FILE* out = f.get();
+  fmt::print(out, "{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+  static constexpr std::array<const char*, 3> tracks{"compute", "communication", "memory"};
+  for (size_t npu = 0; npu < context.workload.npus.size(); ++npu) {
+    fmt::print(out, "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":\"NPU {}\"}}}},\n", npu,
+               npu);
+    for (size_t t = 0; t < tracks.size(); ++t) {
+      fmt::print(out, "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"{}\"}}}},\n",
+                 npu, t, tracks[t]);
+    }
+  }
+  bool first = true;
+  for (const TimelineEvent& e : context.report.timeline) {
+    const WorkloadNode& n = context.workload.npus[e.npu].nodes[e.node];
+    const std::string name = nlohmann::json(n.name.empty() ? chakra::to_string(n.type) : n.name).dump();
+    fmt::print(out,
+               "{}{{\"name\":{},\"cat\":\"{}\",\"ph\":\"X\",\"ts\":{:.6f},\"dur\":{:.6f},\"pid\":{},\"tid\":{},"
+               "\"args\":{{\"node\":{}}}}}",
+               first ? "" : ",\n", name, chakra::to_string(n.type), us(e.start), us(e.end - e.start), e.npu,
+               static_cast<int>(e.track), n.id);
+    first = false;
+  }
+  fmt::print(out, "\n]}}\n");
+  if (std::ferror(out) != 0)
+    throw Error(path, "", "cannot write the timeline");
+}
+
+void print_report(std::ostream& out, const ReportContext& context) {
+  const RunReport& r = context.report;
+  out << fmt::format("workload     {} ({} NPUs, {} nodes) on {}, {} model\n", context.workload.prefix, r.npus.size(),
+                     context.workload.node_count(), context.topology, context.model);
+  out << fmt::format("finish       {} ({} ns)\n\n", to_string(r.finish), ns(r.finish));
+  out << fmt::format("{:>6} {:>16} {:>16} {:>16} {:>16}\n", "npu", "finish_ns", "compute_ns", "exposed_comm_ns",
+                     "idle_ns");
+  const size_t shown = r.npus.size() <= 16 ? r.npus.size() : 8;
+  for (size_t i = 0; i < shown; ++i) {
+    const NpuReport& n = r.npus[i];
+    out << fmt::format("{:>6} {:>16.3f} {:>16.3f} {:>16.3f} {:>16.3f}\n", i, ns(n.finish), ns(n.compute),
+                       ns(n.exposed_comm), ns(n.idle));
+  }
+  if (shown < r.npus.size())
+    out << fmt::format("{:>6} ({} more NPUs in summary.json)\n", "...", r.npus.size() - shown);
+  if (r.collectives.empty())
+    return;
+  out << fmt::format("\n{:<15} {:>14} {:>6} {:>7} {:<18} {:>14} {:>10} {:>10} {:>14}\n", "collective", "comm_size",
+                     "npus", "count", "algorithm", "each_ns", "algbw_GBps", "busbw_GBps", "bound_ns");
+  for (const auto& [key, k] : classify(r)) {
+    const CollectiveReport& c = *k.example;
+    out << fmt::format("{:<15} {:>14} {:>6} {:>7} {:<18} {:>14.3f} {:>10.3f} {:>10.3f} {:>14.3f}\n",
+                       chakra::to_string(c.type), c.comm_size, c.npus, k.count, c.algorithm, ns(c.end - c.start),
+                       algbw_gbps(c), busbw_gbps(c), ns(c.lower_bound));
+  }
+}
+
+void write_reports(const std::string& directory, const ReportContext& context) {
+  std::error_code ec;
+  std::filesystem::create_directories(directory, ec);
+  if (ec)
+    throw Error(directory, "--out", fmt::format("cannot create the directory: {}", ec.message()));
+  const std::filesystem::path dir(directory);
+  {
+    std::ofstream summary(dir / "summary.json");
+    if (!summary)
+      throw Error((dir / "summary.json").string(), "", "cannot create the report file");
+    summary << summary_json(context).dump(2) << "\n";
+  }
+  write_collectives_csv((dir / "collectives.csv").string(), context);
+  if (!context.report.timeline.empty())
+    write_timeline_json((dir / "timeline.json").string(), context);
+}
+
+}  // namespace chorus

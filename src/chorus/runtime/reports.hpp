@@ -1,0 +1,36 @@
+// Reports of a workload run, for people and for scripts:
+// - summary.json: finish_ns, npus, per_npu [{npu, finish_ns, compute_ns, exposed_comm_ns, idle_ns, nodes}],
+//   collectives [{type, group, npus, comm_size, ...}] aggregated by kind/size/group shape, and run metadata;
+// - collectives.csv: one row per collective instance (type, group, size, algorithm, start/end, algbw, busbw,
+//   lower bound);
+// - timeline.json: Chrome/Perfetto trace format, one process per NPU with a compute, a communication and a
+//   memory track; "X" events in microseconds;
+// - print_report(): the table printed on the terminal.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "chorus/runtime/runtime.hpp"
+
+namespace chorus {
+
+struct ReportContext {
+  const Workload& workload;
+  const RunReport& report;
+  std::string model;
+  std::string topology;
+  double wall_s = 0;
+};
+
+nlohmann::json summary_json(const ReportContext& context);
+void write_collectives_csv(const std::string& path, const ReportContext& context);
+void write_timeline_json(const std::string& path, const ReportContext& context);
+void print_report(std::ostream& out, const ReportContext& context);
+
+// Writes summary.json, collectives.csv and (when recorded) timeline.json into `directory`, creating it.
+void write_reports(const std::string& directory, const ReportContext& context);
+
+}  // namespace chorus

@@ -1,0 +1,618 @@
+// The event-driven workload runtime (see runtime.hpp).
+#include "chorus/runtime/runtime.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <deque>
+#include <functional>
+#include <map>
+#include <queue>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "chorus/core/error.hpp"
+#include "chorus/network/message_cost.hpp"
+#include "chorus/runtime/collective_timer.hpp"
+
+namespace chorus {
+
+using chakra::CommType;
+using chakra::NodeType;
+
+namespace {
+
+enum class Resource : uint8_t { Compute, Cpu, Comm, Free };
+constexpr size_t kLimited = 3;  // Compute, Cpu and Comm hold one node at a time
+enum class NodeState : uint8_t { Waiting, Ready, Issued, Done };
+
+struct ReadyEntry {
+  int64_t key = 0;  // smaller first: 0, or -comm_priority under EXPLICIT
+  uint64_t id = 0;  // then the smallest node id, as Chakra's feeder orders issuable nodes
+  uint32_t node = 0;
+  auto operator<=>(const ReadyEntry&) const = default;
+};
+using ReadyQueue = std::priority_queue<ReadyEntry, std::vector<ReadyEntry>, std::greater<>>;
+
+struct Event {
+  Time time;
+  uint64_t seq = 0;  // issue order breaks ties, so runs are deterministic
+  uint32_t npu = 0;
+  uint32_t node = 0;
+  auto operator<=>(const Event&) const = default;
+};
+
+using Span = std::pair<Time, Time>;
+
+struct Executor {
+  std::vector<uint32_t> pending_deps;
+  std::vector<NodeState> state;
+  std::vector<Time> issued_at;
+  std::array<ReadyQueue, 4> ready;
+  std::array<int64_t, kLimited> holder{-1, -1, -1};           // node holding each limited resource
+  std::unordered_map<uint32_t, uint32_t> collectives_issued;  // group -> count
+  std::vector<uint32_t> collective_index;                     // per node: its k on its group
+  uint64_t done = 0;
+  Time finish;
+  std::vector<Span> compute_spans;
+  std::vector<Span> comm_spans;
+};
+
+struct CollectiveInstance {
+  CommType type = CommType::AllReduce;
+  int64_t bytes = 0;
+  Time first_issue;
+  Time last_issue;
+  std::vector<std::pair<uint32_t, uint32_t>> members;  // (npu, node) in issue order
+};
+
+struct SentMessage {
+  Time arrival;
+  uint32_t npu = 0;
+  uint32_t node = 0;
+  int64_t bytes = 0;
+};
+
+struct PostedReceive {
+  Time posted;
+  uint32_t npu = 0;
+  uint32_t node = 0;
+  int64_t bytes = 0;
+};
+
+struct Channel {
+  std::deque<SentMessage> sent;
+  std::deque<PostedReceive> posted;
+};
+
+Resource resource_of(const WorkloadNode& n) {
+  switch (n.type) {
+    case NodeType::Comp:
+      return n.is_cpu_op ? Resource::Cpu : Resource::Compute;
+    case NodeType::CommColl:
+    case NodeType::CommSend:
+      return Resource::Comm;
+    default:
+      return Resource::Free;
+  }
+}
+
+std::vector<Span> merged(std::vector<Span> spans) {
+  std::sort(spans.begin(), spans.end());
+  std::vector<Span> out;
+  for (const Span& s : spans) {
+    if (!out.empty() && s.first <= out.back().second) {
+      out.back().second = std::max(out.back().second, s.second);
+    } else {
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+Time total(const std::vector<Span>& spans) {
+  Time t = Time::zero();
+  for (const Span& s : spans)
+    t += s.second - s.first;
+  return t;
+}
+
+// Length of the intersection of two merged span lists.
+Time overlap(const std::vector<Span>& a, const std::vector<Span>& b) {
+  Time t = Time::zero();
+  size_t i = 0;
+  size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    const Time lo = std::max(a[i].first, b[j].first);
+    const Time hi = std::min(a[i].second, b[j].second);
+    if (lo < hi)
+      t += hi - lo;
+    if (a[i].second < b[j].second) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return t;
+}
+
+std::unique_ptr<MessageCost> point_to_point_cost(const Topology& topology, bool astra) {
+  if (topology.is_dimensional())
+    return std::make_unique<DimensionalCost>(topology, astra);
+  return std::make_unique<RoutedCost>(topology);
+}
+
+class Runtime {
+ public:
+  Runtime(const Workload& workload, const Topology& topology, const RuntimeOptions& options)
+      : workload_(workload),
+        topology_(topology),
+        options_(options),
+        timer_(topology, CollectiveTimerOptions{options.model, options.system, options.lower_bounds}),
+        p2p_(point_to_point_cost(topology, options.system != nullptr)),
+        memory_(options.memory) {
+    check_inputs();
+    executors_.resize(workload.npus.size());
+    for (uint32_t npu = 0; npu < executors_.size(); ++npu)
+      init_executor(npu);
+  }
+
+  RunReport run() {
+    for (uint32_t npu = 0; npu < executors_.size(); ++npu)
+      dispatch(npu);
+    while (!events_.empty()) {
+      const Event e = events_.top();
+      events_.pop();
+      now_ = e.time;
+      ++report_.events;
+      complete(e.npu, e.node);
+    }
+    for (uint32_t npu = 0; npu < executors_.size(); ++npu) {
+      if (executors_[npu].done < workload_.npus[npu].nodes.size())
+        throw DeadlockError(deadlock_report());
+    }
+    summarise();
+    return std::move(report_);
+  }
+
+ private:
+  void check_inputs() const {
+    if (workload_.npus.size() != topology_.npu_count()) {
+      throw Error(
+          workload_.prefix, "",
+          fmt::format("has {} rank files but the network has {} NPUs", workload_.npus.size(), topology_.npu_count()));
+    }
+    const AstraSystemConfig* sys = options_.system;
+    if (sys != nullptr && sys->roofline_enabled && (sys->peak_perf_tflops <= 0 || sys->local_mem_bw_gbps <= 0)) {
+      throw Error(sys->path, "roofline-enabled", "needs peak-perf and local-mem-bw > 0");
+    }
+  }
+
+  void init_executor(uint32_t npu) {
+    const NpuGraph& g = workload_.npus[npu];
+    Executor& ex = executors_[npu];
+    const size_t n = g.nodes.size();
+    ex.pending_deps.resize(n);
+    ex.state.assign(n, NodeState::Waiting);
+    ex.issued_at.assign(n, Time::zero());
+    ex.collective_index.assign(n, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+      ex.pending_deps[i] = static_cast<uint32_t>(g.dep_count(i));
+      if (ex.pending_deps[i] == 0)
+        make_ready(npu, i);
+    }
+  }
+
+  Resource queue_of(const WorkloadNode& n) const { return options_.resource_limits ? resource_of(n) : Resource::Free; }
+
+  void make_ready(uint32_t npu, uint32_t node) {
+    const WorkloadNode& n = workload_.npus[npu].nodes[node];
+    Executor& ex = executors_[npu];
+    ex.state[node] = NodeState::Ready;
+    const bool explicit_order =
+        options_.system != nullptr && options_.system->scheduling_policy == SchedulingPolicy::Explicit;
+    const int64_t key = explicit_order && resource_of(n) == Resource::Comm ? -n.priority : 0;
+    ex.ready[static_cast<size_t>(queue_of(n))].push(ReadyEntry{key, n.id, node});
+  }
+
+  void dispatch(uint32_t npu) {
+    Executor& ex = executors_[npu];
+    for (size_t r = 0; r < kLimited; ++r) {
+      if (ex.holder[r] >= 0 || ex.ready[r].empty())
+        continue;
+      const uint32_t node = ex.ready[r].top().node;
+      ex.ready[r].pop();
+      ex.holder[r] = node;
+      issue(npu, node);
+    }
+    ReadyQueue& free_queue = ex.ready[static_cast<size_t>(Resource::Free)];
+    while (!free_queue.empty()) {
+      const uint32_t node = free_queue.top().node;
+      free_queue.pop();
+      issue(npu, node);
+    }
+  }
+
+  void schedule(uint32_t npu, uint32_t node, Time at) { events_.push(Event{at, seq_++, npu, node}); }
+
+  void issue(uint32_t npu, uint32_t node) {
+    Executor& ex = executors_[npu];
+    ex.state[node] = NodeState::Issued;
+    ex.issued_at[node] = now_;
+    const WorkloadNode& n = workload_.npus[npu].nodes[node];
+    switch (n.type) {
+      case NodeType::Comp:
+        schedule(npu, node, now_ + compute_time(n));
+        return;
+      case NodeType::CommColl:
+        issue_collective(npu, node);
+        return;
+      case NodeType::CommSend:
+        issue_send(npu, node);
+        return;
+      case NodeType::CommRecv:
+        issue_receive(npu, node);
+        return;
+      case NodeType::MemLoad:
+      case NodeType::MemStore:
+        issue_memory(npu, node);
+        return;
+      default:
+        schedule(npu, node, now_);
+        return;
+    }
+  }
+
+  Time compute_time(const WorkloadNode& n) const {
+    const AstraSystemConfig* sys = options_.system;
+    if (sys != nullptr && sys->roofline_enabled && !n.is_cpu_op) {
+      const double peak = sys->peak_perf_tflops * 1e12;
+      const double intensity =
+          n.tensor_size > 0 ? static_cast<double>(n.num_ops) / static_cast<double>(n.tensor_size) : 0;
+      const double perf = n.tensor_size > 0 ? std::min(sys->local_mem_bw_gbps * 1e9 * intensity, peak) : peak;
+      const double seconds = perf > 0 ? static_cast<double>(n.num_ops) / perf : 0;
+      return std::max(Time::from_seconds(seconds), Time::ns(1));
+    }
+    // ASTRA-sim replays microseconds and charges at least one tick (1 ns) for a zero-length node.
+    return n.duration_micros == 0 ? Time::ns(1) : Time::ns(static_cast<int64_t>(n.duration_micros) * 1000);
+  }
+
+  void issue_memory(uint32_t npu, uint32_t node) {
+    const WorkloadNode& n = workload_.npus[npu].nodes[node];
+    if (!memory_.available()) {
+      throw Error(workload_.npus[npu].file, fmt::format("node {}", n.id),
+                  fmt::format("{} needs a remote memory (--memory with a memory-type other than NO_MEMORY_EXPANSION)",
+                              to_string(n.type)));
+    }
+    schedule(npu, node, memory_.access(npu, n.bytes, now_));
+  }
+
+  void issue_collective(uint32_t npu, uint32_t node) {
+    const WorkloadNode& n = workload_.npus[npu].nodes[node];
+    Executor& ex = executors_[npu];
+    const CommGroup& group = workload_.groups[n.group];
+    const uint32_t k = ex.collectives_issued[n.group]++;
+    ex.collective_index[node] = k;
+    if (n.comm == CommType::Broadcast) {  // replayed, as ASTRA-sim does
+      schedule(npu, node, now_ + Time::ns(static_cast<int64_t>(n.duration_micros) * 1000));
+      return;
+    }
+    if (group.npus.size() == 1) {
+      schedule(npu, node, now_);
+      return;
+    }
+    const uint64_t key = (uint64_t{n.group} << 32) | k;
+    auto [it, inserted] = collectives_.try_emplace(key);
+    CollectiveInstance& c = it->second;
+    if (inserted) {
+      c.type = n.comm;
+      c.bytes = n.bytes;
+      c.first_issue = now_;
+    } else {
+      check_same_collective(c, npu, node);
+    }
+    c.last_issue = now_;
+    c.members.emplace_back(npu, node);
+    if (c.members.size() == group.npus.size()) {
+      start_collective(n.group, c);
+      collectives_.erase(it);
+    }
+  }
+
+  void check_same_collective(const CollectiveInstance& c, uint32_t npu, uint32_t node) const {
+    const WorkloadNode& n = workload_.npus[npu].nodes[node];
+    if (n.comm == c.type && n.bytes == c.bytes)
+      return;
+    const auto [first_npu, first_node] = c.members.front();
+    const WorkloadNode& other = workload_.npus[first_npu].nodes[first_node];
+    throw Error(
+        workload_.npus[npu].file, fmt::format("node {}", n.id),
+        fmt::format("{} of {} bytes is collective #{} on group '{}', but on NPU {} ({} node {}) that "
+                    "collective is {} of {} bytes",
+                    to_string(n.comm), n.bytes, executors_[npu].collective_index[node], workload_.groups[n.group].name,
+                    first_npu, workload_.npus[first_npu].file, other.id, to_string(other.comm), other.bytes));
+  }
+
+  void start_collective(uint32_t group_index, const CollectiveInstance& c) {
+    const CommGroup& group = workload_.groups[group_index];
+    CollectiveReport r;
+    r.type = c.type;
+    r.group = group_index;
+    r.npus = static_cast<uint32_t>(group.npus.size());
+    r.comm_size = c.bytes;
+    r.nccl_size = c.bytes;
+    r.first_issue = c.first_issue;
+    r.start = c.last_issue;
+    r.end = c.last_issue;
+    r.node_id = workload_.npus[c.members.front().first].nodes[c.members.front().second].id;
+    if (simulated_kind(c.type)) {
+      const TimedCollective& t = timer_.time(c.type, c.bytes, group.npus);
+      r.end = r.start + t.duration;
+      r.algorithm = t.algorithm;
+      r.nccl_size = t.nccl_size.count();
+      r.lower_bound = t.lower_bound.value_or(Time::zero());
+    } else {
+      r.algorithm = "barrier";
+    }
+    for (const auto& [npu, node] : c.members)
+      schedule(npu, node, r.end);
+    report_.collectives.push_back(std::move(r));
+  }
+
+  static std::tuple<uint32_t, uint32_t, int64_t> channel_key(uint32_t src, uint32_t dst, int64_t tag) {
+    return {src, dst, tag};
+  }
+
+  void check_sizes(uint32_t send_npu, uint32_t send_node, uint32_t recv_npu, uint32_t recv_node) const {
+    const WorkloadNode& s = workload_.npus[send_npu].nodes[send_node];
+    const WorkloadNode& r = workload_.npus[recv_npu].nodes[recv_node];
+    if (s.bytes == r.bytes)
+      return;
+    throw Error(workload_.npus[recv_npu].file, fmt::format("node {}", r.id),
+                fmt::format("receives {} bytes (tag {}) from NPU {}, but the matching send ({} node {}) sends {} bytes",
+                            r.bytes, r.tag, send_npu, workload_.npus[send_npu].file, s.id, s.bytes));
+  }
+
+  void issue_send(uint32_t npu, uint32_t node) {
+    const WorkloadNode& n = workload_.npus[npu].nodes[node];
+    const auto dst = static_cast<uint32_t>(n.peer);
+    const Time arrival = now_ + p2p_->delay(NodeId{npu}, NodeId{dst}, Bytes(n.bytes));
+    schedule(npu, node, arrival);
+    Channel& ch = channels_[channel_key(npu, dst, n.tag)];
+    if (!ch.posted.empty()) {
+      const PostedReceive r = ch.posted.front();
+      ch.posted.pop_front();
+      check_sizes(npu, node, r.npu, r.node);
+      schedule(r.npu, r.node, std::max(arrival, r.posted));
+      return;
+    }
+    ch.sent.push_back(SentMessage{arrival, npu, node, n.bytes});
+  }
+
+  void issue_receive(uint32_t npu, uint32_t node) {
+    const WorkloadNode& n = workload_.npus[npu].nodes[node];
+    Channel& ch = channels_[channel_key(static_cast<uint32_t>(n.peer), npu, n.tag)];
+    if (!ch.sent.empty()) {
+      const SentMessage m = ch.sent.front();
+      ch.sent.pop_front();
+      check_sizes(m.npu, m.node, npu, node);
+      schedule(npu, node, std::max(m.arrival, now_));
+      return;
+    }
+    ch.posted.push_back(PostedReceive{now_, npu, node, n.bytes});
+  }
+
+  void complete(uint32_t npu, uint32_t node) {
+    Executor& ex = executors_[npu];
+    const NpuGraph& g = workload_.npus[npu];
+    const WorkloadNode& n = g.nodes[node];
+    ex.state[node] = NodeState::Done;
+    ++ex.done;
+    ex.finish = std::max(ex.finish, now_);
+    const Resource r = queue_of(n);
+    if (r != Resource::Free)
+      ex.holder[static_cast<size_t>(r)] = -1;
+    record(npu, node, n);
+    for (uint32_t k = g.child_offsets[node]; k < g.child_offsets[node + 1]; ++k) {
+      const uint32_t child = g.children[k];
+      if (--ex.pending_deps[child] == 0)
+        make_ready(npu, child);
+    }
+    dispatch(npu);
+  }
+
+  void record(uint32_t npu, uint32_t node, const WorkloadNode& n) {
+    Executor& ex = executors_[npu];
+    const Span span{ex.issued_at[node], now_};
+    Track track = Track::Compute;
+    switch (n.type) {
+      case NodeType::Comp:
+        if (!n.is_cpu_op)
+          ex.compute_spans.push_back(span);
+        break;
+      case NodeType::CommColl:
+      case NodeType::CommSend:
+      case NodeType::CommRecv:
+        ex.comm_spans.push_back(span);
+        track = Track::Comm;
+        break;
+      case NodeType::MemLoad:
+      case NodeType::MemStore:
+        track = Track::Memory;
+        break;
+      default:
+        return;
+    }
+    if (options_.record_timeline)
+      report_.timeline.push_back(TimelineEvent{npu, node, track, span.first, span.second});
+  }
+
+  void summarise() {
+    report_.npus.resize(executors_.size());
+    for (uint32_t npu = 0; npu < executors_.size(); ++npu) {
+      Executor& ex = executors_[npu];
+      NpuReport& r = report_.npus[npu];
+      const std::vector<Span> compute = merged(std::move(ex.compute_spans));
+      const std::vector<Span> comm = merged(std::move(ex.comm_spans));
+      r.finish = ex.finish;
+      r.compute = total(compute);
+      r.exposed_comm = total(comm) - overlap(comm, compute);
+      r.idle = r.finish - r.compute - r.exposed_comm;
+      r.nodes = workload_.npus[npu].nodes.size();
+      report_.finish = std::max(report_.finish, r.finish);
+    }
+  }
+
+  std::string deadlock_report() const;
+  std::string waiting_reason(uint32_t npu, uint32_t node) const;
+  std::string cycle_in(uint32_t npu) const;
+
+  const Workload& workload_;
+  const Topology& topology_;
+  const RuntimeOptions& options_;
+  CollectiveTimer timer_;
+  std::unique_ptr<MessageCost> p2p_;
+  RemoteMemory memory_;
+  std::vector<Executor> executors_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::unordered_map<uint64_t, CollectiveInstance> collectives_;
+  std::map<std::tuple<uint32_t, uint32_t, int64_t>, Channel> channels_;
+  Time now_;
+  uint64_t seq_ = 0;
+  RunReport report_;
+};
+
+std::string Runtime::waiting_reason(uint32_t npu, uint32_t node) const {
+  const NpuGraph& g = workload_.npus[npu];
+  const Executor& ex = executors_[npu];
+  const WorkloadNode& n = g.nodes[node];
+  if (ex.state[node] == NodeState::Waiting) {
+    std::string deps;
+    int listed = 0;
+    for (uint32_t k = g.dep_offsets[node]; k < g.dep_offsets[node + 1] && listed < 4; ++k) {
+      if (ex.state[g.deps[k]] == NodeState::Done)
+        continue;
+      deps += fmt::format("{}{}", listed++ == 0 ? "" : ", ", g.nodes[g.deps[k]].id);
+    }
+    return fmt::format("waits for node(s) {}", deps);
+  }
+  if (ex.state[node] == NodeState::Ready) {
+    const int64_t holder = ex.holder[static_cast<size_t>(queue_of(n))];
+    return fmt::format("ready, waiting for its resource, held by node {}", holder >= 0 ? g.nodes[holder].id : 0);
+  }
+  if (n.type == NodeType::CommRecv) {
+    return fmt::format("receive of {} bytes from NPU {} (tag {}): no matching send was issued", n.bytes, n.peer, n.tag);
+  }
+  if (n.type == NodeType::CommColl) {
+    const CommGroup& group = workload_.groups[n.group];
+    const uint32_t k = ex.collective_index[node];
+    std::string missing;
+    int listed = 0;
+    int absent = 0;
+    for (uint32_t member : group.npus) {
+      const auto it = executors_[member].collectives_issued.find(n.group);
+      if (it != executors_[member].collectives_issued.end() && it->second > k)
+        continue;
+      ++absent;
+      if (listed < 8)
+        missing += fmt::format("{}{}", listed++ == 0 ? "" : ", ", member);
+    }
+    return fmt::format("{} #{} on group '{}' ({} NPUs): never reached by NPU(s) {}{}", to_string(n.comm), k, group.name,
+                       group.npus.size(), missing, absent > listed ? fmt::format(" and {} more", absent - listed) : "");
+  }
+  return "issued, not finished";
+}
+
+// A dependency cycle among the NPU's unfinished nodes, as "a -> b -> a", or "" when there is none.
+std::string Runtime::cycle_in(uint32_t npu) const {
+  const NpuGraph& g = workload_.npus[npu];
+  const Executor& ex = executors_[npu];
+  // Peel off unfinished nodes whose unfinished dependencies can all be peeled (Kahn); what remains hangs on a cycle.
+  std::vector<uint32_t> pending(g.nodes.size(), 0);
+  std::vector<uint32_t> queue;
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (ex.state[i] == NodeState::Done)
+      continue;
+    for (uint32_t k = g.dep_offsets[i]; k < g.dep_offsets[i + 1]; ++k)
+      pending[i] += ex.state[g.deps[k]] != NodeState::Done;
+    if (pending[i] == 0)
+      queue.push_back(i);
+  }
+  while (!queue.empty()) {
+    const uint32_t i = queue.back();
+    queue.pop_back();
+    for (uint32_t k = g.child_offsets[i]; k < g.child_offsets[i + 1]; ++k) {
+      if (--pending[g.children[k]] == 0)
+        queue.push_back(g.children[k]);
+    }
+  }
+  auto on_cycle_side = [&](uint32_t i) { return ex.state[i] != NodeState::Done && pending[i] > 0; };
+  uint32_t start = UINT32_MAX;
+  for (uint32_t i = 0; i < g.nodes.size() && start == UINT32_MAX; ++i) {
+    if (on_cycle_side(i))
+      start = i;
+  }
+  if (start == UINT32_MAX)
+    return "";
+  // Walk backwards along unpeeled dependencies until a node repeats: that loop is a cycle.
+  std::vector<uint32_t> path;
+  std::vector<int64_t> position(g.nodes.size(), -1);
+  uint32_t at = start;
+  while (position[at] < 0) {
+    position[at] = static_cast<int64_t>(path.size());
+    path.push_back(at);
+    for (uint32_t k = g.dep_offsets[at]; k < g.dep_offsets[at + 1]; ++k) {
+      if (on_cycle_side(g.deps[k])) {
+        at = g.deps[k];
+        break;
+      }
+    }
+  }
+  std::string text;
+  for (auto i = static_cast<size_t>(position[at]); i < path.size(); ++i)
+    text += fmt::format("{} <- ", g.nodes[path[i]].id);
+  return text + std::to_string(g.nodes[at].id);
+}
+
+std::string Runtime::deadlock_report() const {
+  std::string text = fmt::format("deadlock at {} ns: no event is pending but nodes remain", now_.picoseconds() / 1000);
+  size_t stuck = 0;
+  for (uint32_t npu = 0; npu < executors_.size(); ++npu) {
+    const Executor& ex = executors_[npu];
+    const NpuGraph& g = workload_.npus[npu];
+    if (ex.done == g.nodes.size())
+      continue;
+    if (++stuck > 16)
+      continue;
+    text += fmt::format("\n  NPU {} ({}): {} of {} nodes unfinished", npu, g.file, g.nodes.size() - ex.done,
+                        g.nodes.size());
+    const std::string cycle = cycle_in(npu);
+    if (!cycle.empty())
+      text += fmt::format("\n    dependency cycle: node {}", cycle);
+    int listed = 0;
+    // Issued nodes first: they say what the NPU is blocked on; then the first waiting ones.
+    for (int pass = 0; pass < 2 && listed < 3; ++pass) {
+      for (uint32_t i = 0; i < g.nodes.size() && listed < 3; ++i) {
+        const bool issued = ex.state[i] == NodeState::Issued;
+        if (ex.state[i] == NodeState::Done || issued != (pass == 0))
+          continue;
+        text += fmt::format("\n    node {} ({} '{}'): {}", g.nodes[i].id, to_string(g.nodes[i].type), g.nodes[i].name,
+                            waiting_reason(npu, i));
+        ++listed;
+      }
+    }
+  }
+  if (stuck > 16)
+    text += fmt::format("\n  ... and {} more NPUs", stuck - 16);
+  return text;
+}
+
+}  // namespace
+
+RunReport run_workload(const Workload& workload, const Topology& topology, const RuntimeOptions& options) {
+  Runtime runtime(workload, topology, options);
+  return runtime.run();
+}
+
+}  // namespace chorus

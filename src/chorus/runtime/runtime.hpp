@@ -1,0 +1,93 @@
+// The workload runtime: executes every NPU's Chakra graph on a simulated platform, event by event.
+//
+// Semantics (docs/workload.md has the full list and the differences from ASTRA-sim):
+// - One executor per NPU. A node is ready when all its data and control dependencies are done; ready nodes
+//   are issued smallest node id first (COMM_COLL/SEND under the EXPLICIT policy: highest comm_priority first).
+// - Resource rules (ASTRA-sim's defaults, `resource_limits`): per NPU at most one GPU compute node, one CPU
+//   node and one collective-or-send in flight; receives and memory accesses are unlimited.
+// - COMP: duration_micros replayed (0 -> 1 ns, as ASTRA-sim), or with roofline on, num_ops over
+//   min(peak, local_mem_bw * num_ops / tensor_size); CPU ops are always replayed.
+// - COMM_COLL: the k-th collective an NPU issues on a group is matched with the k-th of every other member;
+//   it starts when the last member issues it and lasts what CollectiveTimer says for that group, in isolation
+//   (concurrent collectives do not slow each other down in this version). BROADCAST is replayed, BARRIER is a
+//   zero-length synchronisation.
+// - COMM_SEND/RECV: matched by (source, destination, tag) in issue order. The message leaves when the send is
+//   issued and takes the network's point-to-point cost; the send completes on arrival, the receive at the later
+//   of its issue and the arrival.
+// - MEM_LOAD/STORE: the remote-memory model (remote_memory.hpp).
+// If the event queue empties while nodes remain, run_workload throws DeadlockError with a per-NPU report.
+//
+//   RunReport r = run_workload(workload, topology, options);
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "chorus/astra/system_config.hpp"
+#include "chorus/runtime/remote_memory.hpp"
+#include "chorus/sim/collective_run.hpp"
+#include "chorus/topology/topology.hpp"
+#include "chorus/workload/workload.hpp"
+
+namespace chorus {
+
+struct RuntimeOptions {
+  NetworkModelKind model = NetworkModelKind::Unaware;
+  const AstraSystemConfig* system = nullptr;  // ASTRA-sim compatibility when set (algorithms, roofline, policy)
+  RemoteMemoryConfig memory;
+  bool resource_limits = true;
+  bool record_timeline = true;
+  bool lower_bounds = true;
+};
+
+struct NpuReport {
+  Time finish;
+  Time compute;       // GPU compute (non-CPU COMP nodes)
+  Time exposed_comm;  // communication in flight while no GPU compute runs
+  Time idle;          // finish - compute - exposed_comm
+  uint64_t nodes = 0;
+};
+
+struct CollectiveReport {
+  chakra::CommType type = chakra::CommType::AllReduce;
+  uint32_t group = 0;
+  uint32_t npus = 0;
+  int64_t comm_size = 0;  // Chakra's comm_size
+  int64_t nccl_size = 0;  // NCCL's size convention, for bandwidths
+  std::string algorithm;
+  Time first_issue;  // when the first member issued it
+  Time start;        // when the last member issued it
+  Time end;
+  Time lower_bound;      // 0 when not computed
+  uint64_t node_id = 0;  // the node on the group's first member
+};
+
+enum class Track : uint8_t { Compute, Comm, Memory };
+
+struct TimelineEvent {
+  uint32_t npu = 0;
+  uint32_t node = 0;  // index into the NPU's graph
+  Track track = Track::Compute;
+  Time start;
+  Time end;
+};
+
+struct RunReport {
+  Time finish;
+  std::vector<NpuReport> npus;
+  std::vector<CollectiveReport> collectives;
+  std::vector<TimelineEvent> timeline;
+  uint64_t events = 0;
+};
+
+// Thrown when the run cannot progress; what() is the whole multi-line report.
+class DeadlockError : public std::runtime_error {
+ public:
+  explicit DeadlockError(const std::string& report) : std::runtime_error(report) {}
+};
+
+RunReport run_workload(const Workload& workload, const Topology& topology, const RuntimeOptions& options);
+
+}  // namespace chorus

@@ -1,0 +1,42 @@
+// ASTRA-sim-style microbenchmark traces (see microbench.hpp).
+#include "chorus/workload/generators/microbench.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "chorus/core/error.hpp"
+
+namespace chorus {
+
+std::string write_microbench(const std::string& directory, const MicrobenchSpec& spec, bool gzip) {
+  if (spec.npus < 2)
+    throw Error("", "--npus", fmt::format("is {}; a collective needs at least 2 NPUs", spec.npus));
+  if (spec.comm_size <= 0)
+    throw Error("", "--size", "must be > 0 bytes");
+  std::error_code ec;
+  std::filesystem::create_directories(directory, ec);
+  if (ec)
+    throw Error(directory, "--out", fmt::format("cannot create the directory: {}", ec.message()));
+  std::string collective = chakra::to_string(spec.type);
+  std::transform(collective.begin(), collective.end(), collective.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string prefix = (std::filesystem::path(directory) / collective).string();
+  for (uint32_t rank = 0; rank < spec.npus; ++rank) {
+    chakra::ChakraTrace trace;
+    trace.version = "0.0.4";
+    chakra::TraceNode node;
+    node.id = rank;  // ASTRA-sim's scripts number nodes with one counter across the files they write
+    node.name = fmt::format("{}_{}npus_{}B", collective, spec.npus, spec.comm_size);
+    node.type = chakra::NodeType::CommColl;
+    node.comm_type = static_cast<int64_t>(spec.type);
+    node.comm_size = spec.comm_size;
+    trace.nodes.push_back(std::move(node));
+    write_chakra_trace(fmt::format("{}.{}.et", prefix, rank), trace, gzip);
+  }
+  return prefix;
+}
+
+}  // namespace chorus

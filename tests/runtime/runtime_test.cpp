@@ -1,0 +1,238 @@
+// The workload runtime on small hand-made workloads whose times are worked out by hand in each test:
+// replayed compute, resource rules, point-to-point messages, collectives waiting for their last member,
+// communicator subgroups, the exposed-communication accounting, deadlock reports and bad input.
+#include <gtest/gtest.h>
+
+#include "chorus/core/error.hpp"
+#include "chorus/runtime/runtime.hpp"
+#include "chorus/topology/generators.hpp"
+#include "workload_builder.hpp"
+
+namespace chorus {
+namespace {
+
+using chakra::CommType;
+using testing::WorkloadBuilder;
+
+// Every link 1 GB/s and 1 us: a 1000-byte message between neighbours takes 1 us + 1 us = 2 us.
+constexpr LinkParams kLink{Bandwidth::gb_per_s(1), Time::us(1)};
+
+RunReport simulate(const WorkloadBuilder& b, const Topology& topology, const std::string& groups = "",
+                   bool limits = true) {
+  const Workload w = load_workload(b.write(), groups);
+  RuntimeOptions options;
+  options.resource_limits = limits;
+  options.lower_bounds = false;
+  return run_workload(w, topology, options);
+}
+
+std::string deadlock_of(const WorkloadBuilder& b, const Topology& topology) {
+  try {
+    simulate(b, topology);
+  } catch (const DeadlockError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string error_of(const WorkloadBuilder& b, const Topology& topology, const std::string& groups = "") {
+  try {
+    simulate(b, topology, groups);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Runtime, ComputeChainAndResourceRule) {
+  WorkloadBuilder b("compute", 2);
+  b.comp(0, 1, 2);
+  b.comp(0, 2, 3);  // independent of node 1, but one GPU compute at a time: 2 + 3 = 5 us
+  b.comp(1, 1, 4);
+  b.comp(1, 2, 6, {1});  // chain: 10 us
+  const Topology t = fully_connected(2, kLink);
+  const RunReport r = simulate(b, t);
+  EXPECT_EQ(r.npus[0].finish, Time::us(5));
+  EXPECT_EQ(r.npus[1].finish, Time::us(10));
+  EXPECT_EQ(r.finish, Time::us(10));
+  EXPECT_EQ(r.npus[0].compute, Time::us(5));
+  EXPECT_EQ(r.npus[0].idle, Time::zero());
+  // without the rule both compute nodes of NPU 0 run at once: max(2, 3) = 3 us
+  EXPECT_EQ(simulate(b, t, "", false).npus[0].finish, Time::us(3));
+}
+
+TEST(Runtime, SendReceiveMatchedByTagInOrder) {
+  WorkloadBuilder b("p2p", 2);
+  b.comp(0, 1, 5);
+  b.send(0, 2, 1, 1000, 7, {1});  // leaves at 5 us, arrives at 7 us
+  b.recv(1, 1, 0, 1000, 7);       // posted at 0, done at 7 us
+  b.comp(1, 2, 3, {1});           // 7..10 us
+  const RunReport r = simulate(b, fully_connected(2, kLink));
+  EXPECT_EQ(r.npus[0].finish, Time::us(7));
+  EXPECT_EQ(r.npus[1].finish, Time::us(10));
+  EXPECT_EQ(r.npus[1].compute, Time::us(3));
+  EXPECT_EQ(r.npus[1].exposed_comm, Time::us(7));
+  EXPECT_EQ(r.npus[0].exposed_comm, Time::us(2));
+}
+
+TEST(Runtime, ReceivePostedAfterArrivalCompletesAtOnce) {
+  WorkloadBuilder b("late_recv", 2);
+  b.send(0, 1, 1, 1000, 0);  // arrives at 2 us
+  b.comp(1, 1, 10);
+  b.recv(1, 2, 0, 1000, 0, {1});  // posted at 10 us: the data is there
+  const RunReport r = simulate(b, fully_connected(2, kLink));
+  EXPECT_EQ(r.npus[1].finish, Time::us(10) + Time::ns(0));
+}
+
+TEST(Runtime, CollectiveStartsWhenTheLastMemberIssuesIt) {
+  // Native ring All-Reduce of 2000 B on 2 NPUs: 2 steps of 1000 B, each 1 us + 1 us = 4 us in all.
+  WorkloadBuilder b("coll", 2);
+  b.comp(0, 1, 10);
+  b.coll(0, 2, CommType::AllReduce, 2000, {1});
+  b.coll(1, 1, CommType::AllReduce, 2000);
+  const RunReport r = simulate(b, fully_connected(2, kLink));
+  ASSERT_EQ(r.collectives.size(), 1u);
+  EXPECT_EQ(r.collectives[0].first_issue, Time::zero());
+  EXPECT_EQ(r.collectives[0].start, Time::us(10));
+  EXPECT_EQ(r.collectives[0].end, Time::us(14));
+  EXPECT_EQ(r.npus[0].exposed_comm, Time::us(4));
+  EXPECT_EQ(r.npus[1].exposed_comm, Time::us(14));  // waiting for NPU 0 is exposed communication
+  EXPECT_EQ(r.npus[1].compute, Time::zero());
+}
+
+TEST(Runtime, CommunicatorSubgroupsRunIndependently) {
+  // groups {0,1} and {2,3} on a 4-NPU fully connected network: each a 2-member ring, 4 us for 2000 B;
+  // the group {2,3} starts its second collective only after its first (one collective in flight): 8 us.
+  WorkloadBuilder b("groups", 4);
+  b.coll(0, 1, CommType::AllReduce, 2000, {}, "a");
+  b.coll(1, 1, CommType::AllReduce, 2000, {}, "a");
+  for (uint32_t npu : {2u, 3u}) {
+    b.coll(npu, 1, CommType::AllReduce, 2000, {}, "b");
+    b.coll(npu, 2, CommType::AllReduce, 2000, {}, "b");
+  }
+  const std::string groups = b.file("groups.json", R"({"a": [0, 1], "b": [2, 3]})");
+  const RunReport r = simulate(b, fully_connected(4, kLink), groups);
+  EXPECT_EQ(r.npus[0].finish, Time::us(4));
+  EXPECT_EQ(r.npus[2].finish, Time::us(8));
+  EXPECT_EQ(r.collectives.size(), 3u);
+}
+
+TEST(Runtime, ComputeOverlapsCommunication) {
+  // NPU 0: a 3 us compute and an independent 4 us All-Reduce at once: finish 4 us, exposed 1 us.
+  WorkloadBuilder b("overlap", 2);
+  b.comp(0, 1, 3);
+  b.coll(0, 2, CommType::AllReduce, 2000);
+  b.coll(1, 1, CommType::AllReduce, 2000);
+  const RunReport r = simulate(b, fully_connected(2, kLink));
+  EXPECT_EQ(r.npus[0].finish, Time::us(4));
+  EXPECT_EQ(r.npus[0].compute, Time::us(3));
+  EXPECT_EQ(r.npus[0].exposed_comm, Time::us(1));
+  EXPECT_EQ(r.npus[0].idle, Time::zero());
+}
+
+TEST(RuntimeDeadlock, ReceiveWithoutSend) {
+  WorkloadBuilder b("dl_recv", 2);
+  b.recv(1, 4, 0, 1000, 9);
+  b.comp(0, 1, 1);
+  const std::string e = deadlock_of(b, fully_connected(2, kLink));
+  EXPECT_NE(e.find("NPU 1"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 4"), std::string::npos) << e;
+  EXPECT_NE(e.find("no matching send"), std::string::npos) << e;
+}
+
+TEST(RuntimeDeadlock, CollectiveSomeMembersNeverReach) {
+  WorkloadBuilder b("dl_coll", 3);
+  b.coll(0, 1, CommType::AllReduce, 3000);
+  b.coll(1, 1, CommType::AllReduce, 3000);
+  b.comp(2, 1, 1);
+  const std::string e = deadlock_of(b, fully_connected(3, kLink));
+  EXPECT_NE(e.find("never reached by NPU(s) 2"), std::string::npos) << e;
+}
+
+TEST(RuntimeDeadlock, DependencyCycle) {
+  WorkloadBuilder b("dl_cycle", 2);
+  b.comp(0, 1, 1);
+  b.comp(0, 2, 1, {1, 3});
+  b.comp(0, 3, 1, {2});
+  b.comp(1, 1, 1);
+  const std::string e = deadlock_of(b, fully_connected(2, kLink));
+  EXPECT_NE(e.find("dependency cycle"), std::string::npos) << e;
+  EXPECT_NE(e.find("NPU 0"), std::string::npos) << e;
+  EXPECT_EQ(e.find("NPU 1 "), std::string::npos) << e;
+}
+
+TEST(RuntimeBadInput, MismatchedSendReceiveSizes) {
+  WorkloadBuilder b("bad_sizes", 2);
+  b.send(0, 1, 1, 1000, 0);
+  b.recv(1, 2, 0, 999, 0);
+  const std::string e = error_of(b, fully_connected(2, kLink));
+  EXPECT_NE(e.find("w.1.et"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 2"), std::string::npos) << e;
+}
+
+TEST(RuntimeBadInput, CollectiveOfSizeZero) {
+  WorkloadBuilder b("bad_zero", 2);
+  b.coll(0, 1, CommType::AllReduce, 0);
+  b.coll(1, 1, CommType::AllReduce, 0);
+  const std::string e = error_of(b, fully_connected(2, kLink));
+  EXPECT_NE(e.find("w.0.et: node 1"), std::string::npos) << e;
+}
+
+TEST(RuntimeBadInput, GroupNamingAnAbsentNpu) {
+  WorkloadBuilder b("bad_group", 2);
+  b.coll(0, 1, CommType::AllReduce, 100, {}, "1");
+  b.coll(1, 1, CommType::AllReduce, 100, {}, "1");
+  const std::string groups = b.file("groups.json", R"({"1": [0, 5]})");
+  const std::string e = error_of(b, fully_connected(2, kLink), groups);
+  EXPECT_NE(e.find("NPU 5"), std::string::npos) << e;
+}
+
+TEST(RuntimeBadInput, UndefinedGroupNamesTheNode) {
+  WorkloadBuilder b("bad_pg", 2);
+  b.coll(0, 3, CommType::AllReduce, 100, {}, "tp7");
+  b.coll(1, 3, CommType::AllReduce, 100, {}, "tp7");
+  const std::string e = error_of(b, fully_connected(2, kLink));
+  EXPECT_NE(e.find("node 3"), std::string::npos) << e;
+  EXPECT_NE(e.find("tp7"), std::string::npos) << e;
+}
+
+TEST(RuntimeBadInput, MismatchedCollectives) {
+  WorkloadBuilder b("bad_coll", 2);
+  b.coll(0, 1, CommType::AllReduce, 100);
+  b.coll(1, 1, CommType::AllGather, 100);
+  EXPECT_NE(error_of(b, fully_connected(2, kLink)).find("ALL_GATHER"), std::string::npos);
+}
+
+TEST(RuntimeBadInput, MissingDependency) {
+  WorkloadBuilder b("bad_dep", 2);
+  b.comp(0, 1, 1, {99});
+  b.comp(1, 1, 1);
+  const std::string e = error_of(b, fully_connected(2, kLink));
+  EXPECT_NE(e.find("node 1"), std::string::npos) << e;
+  EXPECT_NE(e.find("99"), std::string::npos) << e;
+}
+
+TEST(RuntimeBadInput, MissingRankFile) {
+  WorkloadBuilder b("bad_rank", 3);
+  b.comp(0, 1, 1);
+  b.comp(1, 1, 1);
+  b.comp(2, 1, 1);
+  const std::string prefix = b.write();
+  std::filesystem::remove(prefix + ".1.et");
+  try {
+    load_workload(prefix, "");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("w.1.et"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RuntimeBadInput, RankCountDiffersFromNetwork) {
+  WorkloadBuilder b("bad_npus", 2);
+  b.comp(0, 1, 1);
+  b.comp(1, 1, 1);
+  EXPECT_NE(error_of(b, fully_connected(4, kLink)).find("4 NPUs"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace chorus
