@@ -28,6 +28,7 @@ struct BoundCommandOptions {
   std::string size;
   std::string sinks = "auto";
   uint32_t root = 0;
+  std::string information_bound = "auto";
   bool json = false;
 };
 
@@ -92,6 +93,11 @@ void run_bound(const BoundCommandOptions& o) {
   options.method = parse_sinks(o.sinks);
   options.root = NodeId{o.root};
   const Topology topology = make_topology(o.topology);
+  // The All-Reduce information bound costs 2(N-1) max-flows; by default it is skipped on large topologies.
+  options.information_bound = o.information_bound == "on" || (o.information_bound == "auto" && topology.npu_count() <= 1024);
+  if (o.information_bound != "on" && o.information_bound != "off" && o.information_bound != "auto") {
+    throw Error("", "--information-bound", fmt::format("is '{}'; expected auto, on or off", o.information_bound));
+  }
   const LowerBound b = lower_bound(topology, Collective{kind, size, topology.npu_count()}, options);
   if (o.json) {
     print_json(b, topology);
@@ -118,6 +124,8 @@ void register_bound_command(CLI::App& app) {
                       "auto (one sink when the NPUs are provably symmetric), all (exact), one (exact on "
                       "NPU-transitive graphs, a valid bound always) or brute (<= 20 nodes)");
   command->add_option("--root", options->root, "root NPU of broadcast / reduce (default 0)");
+  command->add_option("--information-bound", options->information_bound,
+                      "All-Reduce: also the weaker information (min-cut) bound: auto (up to 1024 NPUs), on, off");
   command->add_flag("--json", options->json, "print one JSON object");
   command->callback([options] { run_bound(*options); });
 }
