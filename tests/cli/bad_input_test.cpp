@@ -445,6 +445,13 @@ TEST_F(BadInput, FlagTinyBandwidth) {
       {"--bandwidth"});
 }
 
+// A ring too long to hold one NPU's program in memory is refused, not allocated.
+TEST_F(BadInput, FlagRingTooLongForItsProgram) {
+  expect_input_error(
+      run_native({"--topology", "ring:4000000", "--bandwidth", "50GB/s", "--latency", "1us", "--size", "1MiB"}),
+      {"--algorithm", "4000000"});
+}
+
 // ---- chorus bound -----------------------------------------------------------------------------------------
 // CLI11's "The following arguments were not expected" would name the flags too; it means the subcommand did
 // not accept them at all, which is not the error under test.

@@ -54,6 +54,10 @@ NodeId TopologyBuilder::add_switch() {
 }
 
 LinkId TopologyBuilder::add_link(NodeId src, NodeId dst, Bandwidth bandwidth, Time latency) {
+  if (topology_.link_src_.size() >= kMaxLinks) {
+    throw Error(source_, "links", fmt::format("'{}' has more than {} links; chorus keeps topologies below that size",
+                                              topology_.name_, kMaxLinks));
+  }
   const std::string field = fmt::format("link {}->{}", src.value, dst.value);
   if (src.value >= node_count() || dst.value >= node_count()) {
     throw Error(source_, field, fmt::format("node id out of range; the topology has {} nodes", node_count()));

@@ -95,6 +95,10 @@ class Topology {
 
 class TopologyBuilder {
  public:
+  // 2^26 directed links (about 2 GiB with adjacency): far beyond any real system (a 4096-NPU full mesh has 2^24),
+  // and a bound that keeps a typo such as fc:100000 from exhausting memory.
+  static constexpr size_t kMaxLinks = size_t{1} << 26;
+
   // `source` names where the topology comes from (a file, a generator spec) for error messages.
   TopologyBuilder(std::string name, uint32_t npu_count, std::string source = "");
 
