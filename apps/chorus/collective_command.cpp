@@ -45,7 +45,7 @@ CollectiveKind parse_kind(const std::string& text) {
   if (!kind) {
     throw Error(
         "", "--collective",
-        fmt::format("unknown collective '{}'; expected all_reduce, reduce_scatter, all_gather or all_to_all", text));
+        fmt::format("unknown collective '{}'; expected all_reduce, reduce_scatter, all_gather, all_to_all, broadcast or reduce", text));
   }
   return *kind;
 }
@@ -156,10 +156,9 @@ void run(const CollectiveOptions& o) {
     write_link_stats_csv(o.link_stats, topology, *result.links, result.time);
   }
   std::optional<LowerBound> bound;
-  if (kind == CollectiveKind::AllReduce || kind == CollectiveKind::AllGather || kind == CollectiveKind::ReduceScatter ||
-      kind == CollectiveKind::AllToAll) {
+  {
     BoundOptions bound_options;
-    bound_options.information_bound = false;
+    bound_options.information_bound = false;  // 2(N-1) more max-flows, and never the binding bound here
     bound = lower_bound(topology, collective, bound_options);
   }
   const double time_ns = static_cast<double>(result.time.picoseconds()) / 1e3;
@@ -223,7 +222,7 @@ void register_collective_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("collective", "simulate one collective and compare it with the lower bound");
   add_topology_options(*cmd, options->topology);
   cmd->add_option("--system", options->system, "ASTRA-sim system JSON: ASTRA-sim compatibility mode");
-  cmd->add_option("--collective", options->collective, "all_reduce | reduce_scatter | all_gather | all_to_all")
+  cmd->add_option("--collective", options->collective, "all_reduce | reduce_scatter | all_gather | all_to_all | broadcast | reduce (rooted at NPU 0)")
       ->required();
   cmd->add_option("--size", options->size,
                   "buffer size, e.g. 64MiB (All-Gather: the gathered output; with --system: ASTRA-sim's comm_size, "

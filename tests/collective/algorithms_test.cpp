@@ -130,3 +130,46 @@ TEST(Algorithms, ScheduleMovesTheExpectedBytes) {
 
 }  // namespace
 }  // namespace chorus
+
+namespace chorus {
+namespace {
+
+TEST(RootedAlgorithms, ChainBroadcastPipelinesChunks) {
+  // Chain 0 -> 1 -> ... -> 7 on ring:8, 8 MB: 7 hops of (1 us + 160 us). With 8 chunks of 1 MB the chain is a
+  // pipeline of 7 + 8 - 1 = 14 stages of (1 us + 20 us) (Thakur et al. 2005, pipelined broadcast).
+  const Topology t = ring(8, kLink);
+  EXPECT_EQ(run(t, CollectiveKind::Broadcast, Bytes(8'000'000), AlgorithmKind::Ring), Time::us(7 * 161));
+  EXPECT_EQ(run(t, CollectiveKind::Broadcast, Bytes(8'000'000), AlgorithmKind::Ring, 8), Time::us(14 * 21));
+  EXPECT_EQ(run(t, CollectiveKind::Reduce, Bytes(8'000'000), AlgorithmKind::Ring, 8), Time::us(14 * 21));
+}
+
+TEST(RootedAlgorithms, StarBroadcastAndReduce) {
+  // Full mesh: the root reaches everyone in one hop, all at once: 1 us + 160 us.
+  const Topology t = fully_connected(8, kLink);
+  EXPECT_EQ(run(t, CollectiveKind::Broadcast, Bytes(8'000'000), AlgorithmKind::Direct), Time::us(161));
+  EXPECT_EQ(run(t, CollectiveKind::Reduce, Bytes(8'000'000), AlgorithmKind::Direct), Time::us(161));
+  // Under the flow model on a switch the root's one uplink carries all 7 copies: 2 us + 7 x 160 us.
+  CollectiveRunOptions options;
+  options.plan.algorithms = {AlgorithmChoice{AlgorithmKind::Direct, 0}};
+  options.model = NetworkModelKind::Flow;
+  const Topology s = switch_star(8, kLink);
+  EXPECT_EQ(run_collective(s, Collective{CollectiveKind::Broadcast, Bytes(8'000'000), 8}, options).time,
+            Time::us(2 + 7 * 160));
+  EXPECT_THROW(run(t, CollectiveKind::Broadcast, Bytes(8'000'000), AlgorithmKind::HalvingDoubling), Error);
+}
+
+TEST(RootedAlgorithms, ChainReduceChargesEveryReduction) {
+  // Chain 3 -> 2 -> 1 -> 0 on ring:4, 3 MB, endpoint 10 ns, reductions at 1000 GB/s (3 x 3 MB = 9 us each):
+  // member 3 sends after 10 ns; members 2 and 1 reduce then forward (10 ns + 9 us); member 0 reduces last.
+  CollectiveRunOptions options;
+  options.plan.overheads.endpoint_delay = Time::ns(10);
+  options.plan.overheads.reduction_bytes_per_s = 1000e9;
+  const Topology t = ring(4, kLink);
+  const Time hop = Time::us(1) + Time::us(60);  // 1 us + 3 MB / 50 GB/s
+  const Time reduce = Time::ns(10) + Time::us(9);
+  EXPECT_EQ(run_collective(t, Collective{CollectiveKind::Reduce, Bytes(3'000'000), 4}, options).time,
+            Time::ns(10) + hop * 3 + reduce * 3);
+}
+
+}  // namespace
+}  // namespace chorus

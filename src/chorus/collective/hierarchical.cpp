@@ -12,9 +12,11 @@ namespace chorus {
 
 namespace {
 
-std::vector<LogicalDimension> logical_dimensions(const Topology& topology, const CollectivePlanConfig& config) {
+std::vector<LogicalDimension> logical_dimensions(const Topology& topology, const CollectivePlanConfig& config,
+                                                 CollectiveKind kind) {
   std::vector<LogicalDimension> dims;
-  if (config.flatten || !topology.is_dimensional()) {
+  const bool rooted = kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce;
+  if (config.flatten || rooted || !topology.is_dimensional()) {
     dims.push_back({topology.npu_count(), 1, topology.is_dimensional() && topology.dimensions().size() == 1 ? 0 : -1});
     return dims;
   }
@@ -67,7 +69,7 @@ CollectivePlan plan_collective(const Topology& topology, const Collective& colle
   CollectivePlan plan;
   plan.collective = collective;
   plan.npus = topology.npu_count();
-  plan.dims = logical_dimensions(topology, config);
+  plan.dims = logical_dimensions(topology, config, collective.kind);
   plan.chunks = config.splits;
   plan.chunk_bytes = chunk_size(collective, plan.npus, config);
   // More active chunks than chunks changes nothing; clamping keeps the per-window state small.
@@ -103,11 +105,12 @@ CollectivePlan plan_collective(const Topology& topology, const Collective& colle
       for (size_t i = used.size(); i-- > 0;)
         add_phase(plan, used[i], kind, algorithms[used[i]], data);
       break;
-    default:
-      throw Error(
-          "", "collective",
-          fmt::format("{} has no built-in algorithm yet; use all_reduce, reduce_scatter, all_gather or all_to_all",
-                      to_string(kind)));
+    case CollectiveKind::Broadcast:
+    case CollectiveKind::Reduce:
+      // Rooted at NPU 0, over one logical dimension of all NPUs (see logical_dimensions()).
+      if (!used.empty())
+        add_phase(plan, used.front(), kind, algorithms[used.front()], data);
+      break;
   }
   // Validate every phase's algorithm once, on member 0, so that errors surface before any work, naming where
   // the algorithm was chosen.
@@ -125,7 +128,7 @@ uint64_t count_transfers(const CollectivePlan& plan) {
   uint64_t per_chunk = 0;
   for (const PlannedPhase& phase : plan.phases) {
     uint64_t sends = 0;
-    if (is_rotation_symmetric(phase.spec.algorithm.kind)) {
+    if (is_rotation_symmetric(phase.spec)) {
       sends = member_program(phase.spec, plan.overheads, 0).sends.size() * uint64_t{plan.npus};
     } else {
       for (uint32_t m = 0; m < phase.spec.group_size; ++m) {

@@ -21,8 +21,9 @@ Time Overheads::reduction(Bytes size) const {
   return transfer_time(size * 3, Bandwidth::bytes_per_s(reduction_bytes_per_s));
 }
 
-bool is_rotation_symmetric(AlgorithmKind kind) {
-  return kind != AlgorithmKind::DoubleBinaryTree;
+bool is_rotation_symmetric(const PhaseSpec& phase) {
+  const bool rooted = phase.kind == CollectiveKind::Broadcast || phase.kind == CollectiveKind::Reduce;
+  return !rooted && phase.algorithm.kind != AlgorithmKind::DoubleBinaryTree;
 }
 
 std::string to_string(AlgorithmKind kind) {
@@ -40,6 +41,8 @@ std::string to_string(AlgorithmKind kind) {
 }
 
 MemberProgram member_program(const PhaseSpec& phase, const Overheads& overheads, uint32_t member) {
+  if (phase.kind == CollectiveKind::Broadcast || phase.kind == CollectiveKind::Reduce)
+    return algorithms::rooted(phase, overheads, member);
   switch (phase.algorithm.kind) {
     case AlgorithmKind::Ring:
       return algorithms::ring(phase, overheads, member);

@@ -67,9 +67,10 @@ struct MemberProgram {
   std::vector<FinishStep> finish;  // the member is done at max(arrival + delay); empty: done after its sends
 };
 
-// True if every member's program is member 0's rotated (ring, direct, halving-doubling): the symmetric
-// evaluator may then be used on a dimension whose message cost depends only on member distance.
-bool is_rotation_symmetric(AlgorithmKind kind);
+// True if every member's program is member 0's rotated (ring, direct, halving-doubling on the all-to-all
+// collectives; never a rooted Broadcast or Reduce, nor the double binary tree): the symmetric evaluator may
+// then be used on a dimension whose message cost depends only on member distance.
+bool is_rotation_symmetric(const PhaseSpec& phase);
 
 // Member `member`'s program for `phase`. Throws chorus::Error if the algorithm cannot run that collective
 // or group size (e.g. halving-doubling on a non-power-of-two group).

@@ -11,7 +11,7 @@ bool can_evaluate_symmetrically(const CollectivePlan& plan, const Topology& topo
   if (!topology.is_dimensional())
     return false;
   for (const PlannedPhase& phase : plan.phases) {
-    if (!is_rotation_symmetric(phase.spec.algorithm.kind))
+    if (!is_rotation_symmetric(phase.spec))
       return false;
     const int32_t d = plan.dims[phase.dim].network_dimension;
     if (d < 0)

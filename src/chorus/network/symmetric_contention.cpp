@@ -170,7 +170,7 @@ bool can_simulate_contention_symmetrically(const CollectivePlan& plan, const Top
     return false;
   for (const PlannedPhase& phase : plan.phases) {
     const int32_t d = plan.dims[phase.dim].network_dimension;
-    if (d < 0)
+    if (d < 0 || !is_rotation_symmetric(phase.spec))
       return false;
     if (!symmetric_under_contention(phase.spec.algorithm.kind, topology.dimensions()[static_cast<size_t>(d)].kind)) {
       return false;

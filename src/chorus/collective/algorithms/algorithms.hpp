@@ -9,6 +9,8 @@ MemberProgram ring(const PhaseSpec& phase, const Overheads& overheads, uint32_t 
 MemberProgram direct(const PhaseSpec& phase, const Overheads& overheads, uint32_t member);
 MemberProgram halving_doubling(const PhaseSpec& phase, const Overheads& overheads, uint32_t member);
 MemberProgram double_binary_tree(const PhaseSpec& phase, const Overheads& overheads, uint32_t member);
+// Broadcast from / Reduce to member 0: a chain (ring) or a star (direct).
+MemberProgram rooted(const PhaseSpec& phase, const Overheads& overheads, uint32_t member);
 
 // ASTRA-sim's packet bookkeeping: the k-th packet a stream inserts alternates between a round of `zero`
 // packets that go straight to the memory bus and a round of `nonzero` packets received from the network;
