@@ -452,6 +452,13 @@ TEST_F(BadInput, FlagRingTooLongForItsProgram) {
       {"--algorithm", "4000000"});
 }
 
+// Per-link statistics need the full schedule; one of 134 million transfers is refused, not allocated.
+TEST_F(BadInput, FlagLinkStatsOnAHugeSchedule) {
+  expect_input_error(run_native({"--topology", "ring:4096", "--bandwidth", "50GB/s", "--latency", "1us", "--size",
+                                 "1MiB", "--splits", "4", "--model", "flow", "--link-stats", "links.csv"}),
+                     {"--evaluation", "transfers"});
+}
+
 // ---- chorus bound -----------------------------------------------------------------------------------------
 // CLI11's "The following arguments were not expected" would name the flags too; it means the subcommand did
 // not accept them at all, which is not the error under test.

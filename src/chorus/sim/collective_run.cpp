@@ -60,7 +60,16 @@ bool use_symmetric(const CollectiveRunOptions& options, bool possible) {
   return possible && options.evaluation != Evaluation::Schedule;
 }
 
+// About 40 bytes per transfer: 2^26 transfers is a 2.5 GiB schedule, the most chorus builds.
+constexpr uint64_t kMaxScheduleTransfers = uint64_t{1} << 26;
+
 void run_schedule(const Topology& topology, const CollectiveRunOptions& options, CollectiveRunResult& result) {
+  if (result.transfers > kMaxScheduleTransfers) {
+    throw Error("", "--evaluation",
+                fmt::format("the full schedule would hold {} transfers (at most {}); use fewer chunks, or drop "
+                            "--evaluation schedule / --link-stats so that the symmetric evaluation applies",
+                            result.transfers, kMaxScheduleTransfers));
+  }
   const Schedule schedule = build_schedule(result.plan);
   result.evaluation = "schedule";
   result.schedule_bytes = schedule.memory_bytes();
