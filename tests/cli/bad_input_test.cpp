@@ -452,10 +452,10 @@ TEST_F(BadInput, FlagRingTooLongForItsProgram) {
       {"--algorithm", "4000000"});
 }
 
-// Per-link statistics need the full schedule; one of 134 million transfers is refused, not allocated.
-TEST_F(BadInput, FlagLinkStatsOnAHugeSchedule) {
+// A full schedule of 134 million transfers is refused, not allocated.
+TEST_F(BadInput, FlagHugeFullSchedule) {
   expect_input_error(run_native({"--topology", "ring:4096", "--bandwidth", "50GB/s", "--latency", "1us", "--size",
-                                 "1MiB", "--splits", "4", "--model", "flow", "--link-stats", "links.csv"}),
+                                 "1MiB", "--splits", "4", "--model", "flow", "--evaluation", "schedule"}),
                      {"--evaluation", "transfers"});
 }
 

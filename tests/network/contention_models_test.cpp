@@ -117,5 +117,31 @@ TEST(ContentionModels, SymmetricEvaluationMatchesTheFullSchedule) {
   }
 }
 
+TEST(ContentionModels, SymmetricLinkStatisticsMatchTheFullSchedule) {
+  for (const Topology& t : testing_support::symmetric_test_topologies()) {
+    for (NetworkModelKind m : {NetworkModelKind::Aware, NetworkModelKind::Flow}) {
+      SCOPED_TRACE(t.name() + (m == NetworkModelKind::Flow ? " flow" : " aware"));
+      CollectiveRunOptions options;
+      options.plan.splits = 2;
+      options.plan.active_chunks = 2;
+      options.model = m;
+      options.collect_link_stats = true;
+      const Collective c{CollectiveKind::AllReduce, Bytes(3'000'000), t.npu_count()};
+      options.evaluation = Evaluation::Symmetric;
+      const CollectiveRunResult fast = run_collective(t, c, options);
+      options.evaluation = Evaluation::Schedule;
+      const CollectiveRunResult full = run_collective(t, c, options);
+      ASSERT_TRUE(fast.links && full.links);
+      for (uint32_t l = 0; l < t.link_count(); ++l) {
+        EXPECT_DOUBLE_EQ(fast.links->bytes[l], full.links->bytes[l]) << "link " << l;
+        EXPECT_NEAR(static_cast<double>(fast.links->busy[l].picoseconds()),
+                    static_cast<double>(full.links->busy[l].picoseconds()), 16.0)
+            << "link " << l;
+        EXPECT_EQ(fast.links->peak_flows[l], full.links->peak_flows[l]) << "link " << l;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace chorus

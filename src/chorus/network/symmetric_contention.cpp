@@ -1,6 +1,8 @@
 // NPU 0's part of a symmetric collective, simulated over link classes (see symmetric_contention.hpp).
 #include "chorus/network/symmetric_contention.hpp"
 
+#include <optional>
+
 #include "chorus/core/assert.hpp"
 #include "chorus/network/aware_model.hpp"
 #include "chorus/network/flow_model.hpp"
@@ -97,6 +99,53 @@ class ClassRoutes final : public ResourceRoutes {
 
  private:
   const Topology& topology_;
+ public:
+  // The class of a physical link of the topology, or nullopt for links of Mesh dimensions.
+  std::optional<uint32_t> class_of(LinkId link) const {
+    const NodeId src = topology_.link_src(link), dst = topology_.link_dst(link);
+    if (topology_.is_npu(src) && topology_.is_npu(dst)) {
+      for (size_t d = 0; d < topology_.dimensions().size(); ++d) {
+        const uint32_t a = topology_.coordinate(src, d), b = topology_.coordinate(dst, d);
+        if (a == b)
+          continue;
+        const Dimension& dim = topology_.dimensions()[d];
+        const uint32_t offset = (b + dim.size - a) % dim.size;
+        switch (dim.kind) {
+          case BlockKind::Ring: return first_[d] + (offset == 1 ? 0 : 1);
+          case BlockKind::UniRing: return first_[d];
+          case BlockKind::FullyConnected: return first_[d] + offset;
+          default: return std::nullopt;
+        }
+      }
+      return std::nullopt;
+    }
+    const bool up = topology_.is_npu(src);
+    const std::optional<size_t> d = switch_dimension(up ? dst : src);
+    if (!d)
+      return std::nullopt;
+    return first_[*d] + (up ? 0 : 1);
+  }
+
+ private:
+  // The dimension a switch serves: the coordinate in which the NPUs hanging off it differ.
+  std::optional<size_t> switch_dimension(NodeId sw) const {
+    std::optional<NodeId> first;
+    for (LinkId l : topology_.out_links(sw)) {
+      const NodeId npu = topology_.link_dst(l);
+      if (!topology_.is_npu(npu))
+        continue;
+      if (!first) {
+        first = npu;
+        continue;
+      }
+      for (size_t d = 0; d < topology_.dimensions().size(); ++d) {
+        if (topology_.coordinate(*first, d) != topology_.coordinate(npu, d))
+          return d;
+      }
+    }
+    return std::nullopt;
+  }
+
   std::vector<uint32_t> first_;
   std::vector<Bandwidth> bandwidth_;
   std::vector<Time> latency_;
@@ -187,14 +236,26 @@ SymmetricContentionResult simulate_symmetric_contention(const CollectivePlan& pl
   const Schedule schedule = RepresentativeBuilder(plan, routes).build();
   SymmetricContentionResult result;
   result.representative_transfers = schedule.transfer_count();
+  LinkStats class_stats;
   if (model == NetworkModelKind::Flow) {
-    const FlowRunResult r = run_flow(schedule, routes);
+    FlowRunResult r = run_flow(schedule, routes);
     result.makespan = r.makespan;
     result.events = r.events;
+    class_stats = std::move(r.links);
   } else {
-    const AwareRunResult r = run_aware(schedule, routes, astra_rounding);
+    AwareRunResult r = run_aware(schedule, routes, astra_rounding);
     result.makespan = r.makespan;
     result.events = r.events;
+    class_stats = std::move(r.links);
+  }
+  result.links.resize(topology.link_count());
+  for (uint32_t l = 0; l < topology.link_count(); ++l) {
+    const std::optional<uint32_t> c = routes.class_of(LinkId{l});
+    if (!c)
+      continue;
+    result.links.bytes[l] = class_stats.bytes[*c];
+    result.links.busy[l] = class_stats.busy[*c];
+    result.links.peak_flows[l] = class_stats.peak_flows[*c];
   }
   return result;
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "chorus/collective/hierarchical.hpp"
+#include "chorus/network/link_stats.hpp"
 #include "chorus/sim/collective_run.hpp"
 
 namespace chorus {
@@ -22,6 +23,8 @@ struct SymmetricContentionResult {
   Time makespan;
   uint64_t events = 0;
   uint64_t representative_transfers = 0;
+  // Per physical link: every link of a class carries what NPU 0's traffic puts on that class.
+  LinkStats links;
 };
 
 SymmetricContentionResult simulate_symmetric_contention(const CollectivePlan& plan, const Topology& topology,

@@ -114,13 +114,15 @@ CollectiveRunResult run_collective(const Topology& topology, const Collective& c
     result.evaluation = "symmetric";
     return result;
   }
-  if (options.model != NetworkModelKind::Unaware && !options.collect_link_stats &&
+  if (options.model != NetworkModelKind::Unaware &&
       use_symmetric(options, can_simulate_contention_symmetrically(result.plan, topology))) {
     const SymmetricContentionResult r =
         simulate_symmetric_contention(result.plan, topology, options.model, options.astra_compatible);
     result.time = r.makespan;
     result.events = r.events;
     result.evaluation = "symmetric";
+    if (options.collect_link_stats)
+      result.links = r.links;
     return result;
   }
   run_schedule(topology, options, result);
