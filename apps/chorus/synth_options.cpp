@@ -1,6 +1,7 @@
 // Synthesizer flags (see synth_options.hpp).
 #include "synth_options.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 
@@ -78,8 +79,9 @@ void add_synth_flags(CLI::App& command, SynthFlags& flags) {
   command.add_option("--fail-links", flags.fail_links, "failed links (both directions), e.g. 3-4,17-18");
   command.add_option("--fail-npus", flags.fail_npus, "failed NPUs, e.g. 5,9");
   command.add_option("--root", flags.root, "Broadcast / Reduce root NPU (default 0)");
-  command.add_option("--search-budget", flags.search_budget_s,
-                     "seconds the chunk / priority search may spend after its first run (default 1)");
+  command.add_option("--scan-cap", flags.scan_cap, "options scored per link choice (default: 48 up to 256 NPUs, else 8)");
+  command.add_option("--search-effort", flags.search_effort,
+                     "work cap of the chunk / priority search in chunk deliveries (default 2097152)");
 }
 
 SynthOptions make_synth_options(const SynthFlags& flags, CollectiveKind kind, Bytes size) {
@@ -88,9 +90,8 @@ SynthOptions make_synth_options(const SynthFlags& flags, CollectiveKind kind, By
   o.size = size;
   o.seed = flags.seed;
   o.root = flags.root;
-  o.search_budget_s = flags.search_budget_s;
-  if (!(flags.search_budget_s >= 0))
-    throw Error("", "--search-budget", "must be >= 0");
+  o.search_effort = flags.search_effort;
+  o.scan_cap = flags.scan_cap;
   if (flags.chunks != "auto") {
     o.chunks_per_npu = parse_id(flags.chunks, "--chunks");
     if (o.chunks_per_npu == 0 || o.chunks_per_npu > 4096)

@@ -1,6 +1,6 @@
 // Command-line flags of the synthesizer, shared by `chorus synth` and `chorus collective --algorithm synth`:
 //   --chunks N|auto  --seed N  --priority auto|unique|fresh|scarce|random  --npus 0-63,70  --fail-links 3-4,17-18
-//   --fail-npus 5,9  --root N  --search-budget SECONDS
+//   --fail-npus 5,9  --root N  --search-effort DELIVERIES  --scan-cap N
 #pragma once
 
 #include <string>
@@ -19,7 +19,8 @@ struct SynthFlags {
   std::string fail_links;
   std::string fail_npus;
   uint32_t root = 0;
-  double search_budget_s = 1.0;
+  uint64_t search_effort = uint64_t{1} << 21;
+  uint32_t scan_cap = 0;
 };
 
 void add_synth_flags(CLI::App& command, SynthFlags& flags);

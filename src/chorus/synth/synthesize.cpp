@@ -232,16 +232,16 @@ class Synthesizer {
     else if (n_ <= o_.all_priorities_up_to)
       priorities = {ChunkPriority::Unique, ChunkPriority::Fresh, ChunkPriority::Scarce, ChunkPriority::Random};
     Candidate best;
-    const auto started = Clock::now();
+    uint64_t effort = 0;
     for (const auto& [bound, k] : order) {
       // Sorted by bound: once a bound cannot beat the best, no later one can.
       if (best.k != 0 && bound >= best.time)
         break;
-      if (best.k != 0 && std::chrono::duration<double>(Clock::now() - started).count() > o_.search_budget_s)
-        break;
+      const uint64_t work = (rooted(o_.kind) ? uint64_t{n_} : uint64_t{n_} * (n_ - 1)) * k;
       for (ChunkPriority priority : priorities) {
-        if (best.k != 0 && bound >= best.time)
+        if (best.k != 0 && (bound >= best.time || effort + work > o_.search_effort))
           break;
+        effort += work;
         Candidate c = attempt(k, priority, best.time);
         attempts.push_back({k, priority, bound, c.time, false, c.time == Time::max()});
         if (c.time < best.time)
@@ -259,6 +259,7 @@ class Synthesizer {
     set_origins(p, n_, k, root_);
     p.relays_replicate = !reduces(o_.kind);
     p.priority = priority;
+    p.scan_cap = o_.scan_cap > 0 ? o_.scan_cap : (n_ <= 256 ? 48 : 8);
     p.seed = o_.seed * 0x9E3779B97F4A7C15ull + salt;
     p.give_up = give_up;
     return p;

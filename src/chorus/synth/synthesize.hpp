@@ -16,7 +16,7 @@
 //
 // Chunks: k per NPU (--chunks), or chosen (chunks_per_npu = 0): candidate k are ordered by a chunk-model lower
 // bound (the worst NPU's in-link capacity, discrete, and the hop diameter) and tried until that bound cannot beat
-// the best time found (or the search budget is spent); each run gives up as soon as it cannot beat the best.
+// the best time found (or the search effort is spent); each run gives up as soon as it cannot beat the best.
 //
 //   SynthOptions o;
 //   o.kind = CollectiveKind::AllGather;
@@ -45,10 +45,14 @@ struct SynthOptions {
   SynthGraphOptions graph;      // group, failures
   uint64_t seed = 1;
   std::optional<ChunkPriority> priority;  // none: try every priority and keep the best
-  double search_budget_s = 1.0;           // wall-clock cap of the chunk / priority search (after the first run)
+  // Work cap of the chunk / priority search, in (member, chunk) deliveries summed over runs: a run is started only
+  // if its n (n-1) k deliveries fit (the first always runs). Work, not wall time, so results never depend on the
+  // machine: the same seed gives the same algorithm.
+  uint64_t search_effort = uint64_t{1} << 21;
   uint32_t all_priorities_up_to = 128;    // with no priority given, try every priority on groups up to this size
                                           // (only Unique otherwise: it won every comparison, docs/synthesis.md)
   uint32_t max_chunks_per_npu = 64;
+  uint32_t scan_cap = 0;  // options scored per link choice (SpreadProblem::scan_cap); 0: 48 up to 256 NPUs, else 8
 };
 
 // One run the search made.
