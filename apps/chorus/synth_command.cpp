@@ -97,9 +97,9 @@ void run(const SynthCommandOptions& o) {
   std::optional<SynthCheck> check;
   if (o.verify)
     check = check_synthesis(topology, r);
-  const double ratio = bound.bound > Time::zero() ? static_cast<double>(r.time.picoseconds()) /
-                                                        static_cast<double>(bound.bound.picoseconds())
-                                                  : 0.0;
+  const double ratio = bound.bound > Time::zero()
+                           ? static_cast<double>(r.time.picoseconds()) / static_cast<double>(bound.bound.picoseconds())
+                           : 0.0;
   if (o.json) {
     nlohmann::json j;
     j["collective"] = to_string(r.kind);

@@ -66,7 +66,8 @@ std::optional<ChunkPriority> parse_priority(const std::string& text) {
   }
   if (text == "auto")
     return std::nullopt;
-  throw Error("", "--priority", fmt::format("unknown priority '{}'; expected auto, unique, fresh, scarce or random", text));
+  throw Error("", "--priority",
+              fmt::format("unknown priority '{}'; expected auto, unique, fresh, scarce or random", text));
 }
 
 }  // namespace
@@ -79,7 +80,8 @@ void add_synth_flags(CLI::App& command, SynthFlags& flags) {
   command.add_option("--fail-links", flags.fail_links, "failed links (both directions), e.g. 3-4,17-18");
   command.add_option("--fail-npus", flags.fail_npus, "failed NPUs, e.g. 5,9");
   command.add_option("--root", flags.root, "Broadcast / Reduce root NPU (default 0)");
-  command.add_option("--scan-cap", flags.scan_cap, "options scored per link choice (default: 48 up to 256 NPUs, else 8)");
+  command.add_option("--scan-cap", flags.scan_cap,
+                     "options scored per link choice (default: 48 up to 256 NPUs, else 8)");
   command.add_option("--search-effort", flags.search_effort,
                      "work cap of the chunk / priority search in chunk deliveries (default 2097152)");
 }

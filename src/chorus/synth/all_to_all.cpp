@@ -35,7 +35,7 @@ struct Ready {
   Time at;
   uint32_t remaining = 0;  // hops left, longer first
   uint32_t chunk = 0;
-  uint32_t hop = 0;        // index into the chunk's path
+  uint32_t hop = 0;  // index into the chunk's path
   bool operator>(const Ready& o) const {
     if (at != o.at)
       return at > o.at;

@@ -15,8 +15,8 @@
 namespace chorus {
 
 struct AllToAllHop {
-  uint32_t link = 0;  // local link id
-  uint32_t chunk = 0; // (j * n + source) * n + destination, local ranks
+  uint32_t link = 0;   // local link id
+  uint32_t chunk = 0;  // (j * n + source) * n + destination, local ranks
   Time start, end;
   uint32_t previous = UINT32_MAX;  // the hop that brought the chunk to this hop's source
 };

@@ -69,9 +69,9 @@ class XmlWriter {
   uint32_t rank(NodeId node) const {
     const auto it = rank_.find(node.value);
     if (it == rank_.end()) {
-      throw Error("msccl", "schedule",
-                  fmt::format("node {} is a switch or outside the group; MSCCL XML needs GPU-to-GPU transfers",
-                              node.value));
+      throw Error(
+          "msccl", "schedule",
+          fmt::format("node {} is a switch or outside the group; MSCCL XML needs GPU-to-GPU transfers", node.value));
     }
     return it->second;
   }
@@ -168,7 +168,9 @@ class XmlWriter {
     recv_step_[i] = {recv_tb, static_cast<int64_t>(recv_steps.size() - 1)};
   }
 
-  void mark_dependency(uint32_t gpu, std::pair<int64_t, int64_t> step) { gpus_[gpu][step.first].steps[step.second].has_dep = true; }
+  void mark_dependency(uint32_t gpu, std::pair<int64_t, int64_t> step) {
+    gpus_[gpu][step.first].steps[step.second].has_dep = true;
+  }
 
   // Buffer and offset of a chunk at the sender (src) and receiver (dst).
   std::tuple<const char*, uint32_t, const char*, uint32_t> buffers(uint32_t op) const {
@@ -224,7 +226,8 @@ class XmlWriter {
         "inplace=\"1\" outofplace=\"0\" minBytes=\"0\" maxBytes=\"{}\">\n",
         name, channels_, per_loop, n_, coll_name(r_.kind), int64_t{1} << 62);
     for (uint32_t g = 0; g < n_; ++g) {
-      xml += fmt::format("  <gpu id=\"{}\" i_chunks=\"{}\" o_chunks=\"{}\" s_chunks=\"0\">\n", g, in_chunks, out_chunks);
+      xml +=
+          fmt::format("  <gpu id=\"{}\" i_chunks=\"{}\" o_chunks=\"{}\" s_chunks=\"0\">\n", g, in_chunks, out_chunks);
       for (size_t t = 0; t < gpus_[g].size(); ++t) {
         const ThreadBlock& b = gpus_[g][t];
         xml += fmt::format("    <tb id=\"{}\" send=\"{}\" recv=\"{}\" chan=\"{}\">\n", t, b.send, b.recv, b.chan);

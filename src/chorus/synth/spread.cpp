@@ -101,7 +101,9 @@ class SpreadEngine {
   bool test(const std::vector<uint64_t>& v, uint32_t node, uint32_t c) const {
     return (v[size_t{node} * words_ + c / 64] >> (c % 64)) & 1;
   }
-  void set(std::vector<uint64_t>& v, uint32_t node, uint32_t c) { v[size_t{node} * words_ + c / 64] |= 1ull << (c % 64); }
+  void set(std::vector<uint64_t>& v, uint32_t node, uint32_t c) {
+    v[size_t{node} * words_ + c / 64] |= 1ull << (c % 64);
+  }
   void clear(std::vector<uint64_t>& v, uint32_t node, uint32_t c) {
     v[size_t{node} * words_ + c / 64] &= ~(1ull << (c % 64));
   }
@@ -339,9 +341,8 @@ class SpreadEngine {
         ready.push_back(l);  // a busy link is re-examined when it is freed (its arrival marks it again)
     }
     dirty_.clear();
-    std::sort(ready.begin(), ready.end(), [&](uint32_t a, uint32_t b) {
-      return g_.dst(a) != g_.dst(b) ? g_.dst(a) < g_.dst(b) : a < b;
-    });
+    std::sort(ready.begin(), ready.end(),
+              [&](uint32_t a, uint32_t b) { return g_.dst(a) != g_.dst(b) ? g_.dst(a) < g_.dst(b) : a < b; });
     for (size_t i = 0; i < ready.size();) {
       size_t j = i;
       while (j < ready.size() && g_.dst(ready[j]) == g_.dst(ready[i]))

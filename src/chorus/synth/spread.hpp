@@ -38,7 +38,7 @@ inline constexpr uint32_t kNoTransfer = UINT32_MAX;
 
 struct SpreadProblem {
   const SynthGraph* graph = nullptr;
-  std::vector<Time> tau;        // per link: how long one chunk occupies it
+  std::vector<Time> tau;  // per link: how long one chunk occupies it
   uint32_t chunks = 0;
   std::vector<uint32_t> origin;  // per chunk: the local node that holds it first
   std::vector<Time> release;     // per chunk: when it appears at its origin (empty: all at 0)
@@ -46,12 +46,12 @@ struct SpreadProblem {
   bool relays_replicate = true;
   ChunkPriority priority = ChunkPriority::Unique;
   uint64_t seed = 1;
-  uint32_t scan_cap = 48;       // options scored per choice (bounds the cost on dense graphs)
-  Time give_up = Time::max();   // stop early once the makespan cannot beat this (auto search)
+  uint32_t scan_cap = 48;      // options scored per choice (bounds the cost on dense graphs)
+  Time give_up = Time::max();  // stop early once the makespan cannot beat this (auto search)
 };
 
 struct SpreadTransfer {
-  uint32_t link = 0;   // local link id
+  uint32_t link = 0;  // local link id
   uint32_t chunk = 0;
   Time start, end;
   uint32_t from = kNoTransfer;  // the transfer that brought the chunk to the source (none: the source is its origin)

@@ -85,7 +85,8 @@ void check_failed_links(const Topology& topology, const std::set<uint64_t>& fail
 
 }  // namespace
 
-SynthGraph::SynthGraph(std::vector<uint32_t> global, uint32_t members) : global_(std::move(global)), members_(members) {}
+SynthGraph::SynthGraph(std::vector<uint32_t> global, uint32_t members)
+    : global_(std::move(global)), members_(members) {}
 
 void SynthGraph::add_link(uint32_t src, uint32_t dst, LinkId global, Bandwidth bandwidth, Time latency) {
   src_.push_back(src);

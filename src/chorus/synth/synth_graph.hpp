@@ -23,9 +23,9 @@
 namespace chorus {
 
 struct SynthGraphOptions {
-  std::vector<uint32_t> group;                             // NPU ids taking part; empty = every NPU
+  std::vector<uint32_t> group;                              // NPU ids taking part; empty = every NPU
   std::vector<std::pair<uint32_t, uint32_t>> failed_links;  // cables a-b (both directions) that are down
-  std::vector<uint32_t> failed_npus;                       // NPUs that are down (not in the group)
+  std::vector<uint32_t> failed_npus;                        // NPUs that are down (not in the group)
   // Which direction must connect every member: Reduce-type collectives need paths into the root only, etc.
   // Checked here for the symmetric case (every member reaches every other); the broadcast root case in
   // check_reaches().

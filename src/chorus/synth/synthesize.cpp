@@ -152,8 +152,7 @@ class Synthesizer {
     if (o.size.count() <= 0)
       throw Error("synth", "--size", fmt::format("is {} bytes; must be > 0", o.size.count()));
     SynthGraphOptions go = o.graph;
-    if (rooted(o.kind) && !go.group.empty() &&
-        std::find(go.group.begin(), go.group.end(), o.root) == go.group.end())
+    if (rooted(o.kind) && !go.group.empty() && std::find(go.group.begin(), go.group.end(), o.root) == go.group.end())
       throw Error("synth", "--root", fmt::format("NPU {} is not in the group", o.root));
     if (o.root >= topology.npu_count())
       throw Error("synth", "--root", fmt::format("NPU {} is outside the topology", o.root));
@@ -351,8 +350,8 @@ class Synthesizer {
         deps.push_back(op_of[children[k]]);
       add_link_order(x.link, deps);
       // On the transposed graph the link runs dst -> src of the physical link; reversed, it is the physical one.
-      op_of[i] = r.schedule.add_transfer(gt.global_node(gt.dst(x.link)), gt.global_node(gt.src(x.link)),
-                                         r.chunk_bytes, Time::zero(), deps, x.chunk);
+      op_of[i] = r.schedule.add_transfer(gt.global_node(gt.dst(x.link)), gt.global_node(gt.src(x.link)), r.chunk_bytes,
+                                         Time::zero(), deps, x.chunk);
       last_on_link_[x.link] = op_of[i];
       r.ops.push_back({gt.global_link(x.link), total - x.end, total - x.start, true});
       if (x.from == kNoTransfer)
@@ -411,9 +410,9 @@ class Synthesizer {
         deps.push_back(op_of[h.previous]);
       if (last[h.link].value != UINT32_MAX)
         deps.push_back(last[h.link]);
-      op_of[i] = r.schedule.add_transfer(graph_->global_node(graph_->src(h.link)),
-                                         graph_->global_node(graph_->dst(h.link)), r.chunk_bytes, Time::zero(), deps,
-                                         h.chunk);
+      op_of[i] =
+          r.schedule.add_transfer(graph_->global_node(graph_->src(h.link)), graph_->global_node(graph_->dst(h.link)),
+                                  r.chunk_bytes, Time::zero(), deps, h.chunk);
       last[h.link] = op_of[i];
       r.ops.push_back({graph_->global_link(h.link), h.start, h.end, false});
     }
@@ -432,7 +431,7 @@ class Synthesizer {
 }  // namespace
 
 static Time capacity_part(const SynthGraph& graph, const std::vector<Time>& tau, CollectiveKind kind, uint32_t k,
-                   uint64_t all, uint32_t root) {
+                          uint64_t all, uint32_t root) {
   switch (kind) {
     case CollectiveKind::AllGather:
       return capacity_bound(graph, tau, all, true, std::nullopt);

@@ -49,8 +49,8 @@ struct SynthOptions {
   // if its n (n-1) k deliveries fit (the first always runs). Work, not wall time, so results never depend on the
   // machine: the same seed gives the same algorithm.
   uint64_t search_effort = uint64_t{1} << 21;
-  uint32_t all_priorities_up_to = 128;    // with no priority given, try every priority on groups up to this size
-                                          // (only Unique otherwise: it won every comparison, docs/synthesis.md)
+  uint32_t all_priorities_up_to = 128;  // with no priority given, try every priority on groups up to this size
+                                        // (only Unique otherwise: it won every comparison, docs/synthesis.md)
   uint32_t max_chunks_per_npu = 64;
   uint32_t scan_cap = 0;  // options scored per link choice (SpreadProblem::scan_cap); 0: 48 up to 256 NPUs, else 8
 };
@@ -67,17 +67,17 @@ struct SynthAttempt {
 
 // One operation's role, for writers (MSCCL) and checks.
 struct SynthOp {
-  LinkId link;         // the physical link a transfer crosses (local steps: unused)
-  Time start, finish;  // the synthesizer's own timing
-  bool reduce = false; // the receiver adds what it receives to its own partial (Reduce-Scatter / Reduce phases)
+  LinkId link;          // the physical link a transfer crosses (local steps: unused)
+  Time start, finish;   // the synthesizer's own timing
+  bool reduce = false;  // the receiver adds what it receives to its own partial (Reduce-Scatter / Reduce phases)
 };
 
 struct SynthResult {
   CollectiveKind kind = CollectiveKind::AllGather;
   Bytes size;
-  Schedule schedule;          // global node ids; chunk ids: j * members + rank (see chunk_origin)
-  std::vector<SynthOp> ops;   // per schedule op
-  Time time;                  // the synthesized collective time (estimate)
+  Schedule schedule;         // global node ids; chunk ids: j * members + rank (see chunk_origin)
+  std::vector<SynthOp> ops;  // per schedule op
+  Time time;                 // the synthesized collective time (estimate)
   uint32_t chunks_per_npu = 0;
   uint32_t chunk_count = 0;
   Bytes chunk_bytes;

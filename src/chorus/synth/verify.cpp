@@ -80,7 +80,7 @@ class Checker {
 
   int64_t rank(NodeId node) const {
     const auto it = rank_.find(node.value);
-    return it == rank_.end() ? -1 : it->second;
+    return it == rank_.end() ? int64_t{-1} : static_cast<int64_t>(it->second);
   }
 
   void timing() {
@@ -201,8 +201,8 @@ class Checker {
   void check_local(OpId op, const std::vector<Partial>& partial) {
     const Partial p = collected(s_.deps(op), s_.chunk(op), s_.src(op), partial);
     if (p.count != all_.count || p.tags != all_.tags)
-      fail(fmt::format("chunk {} is reduced at {} from {} of {} contributions", s_.chunk(op), s_.src(op).value,
-                       p.count, all_.count));
+      fail(fmt::format("chunk {} is reduced at {} from {} of {} contributions", s_.chunk(op), s_.src(op).value, p.count,
+                       all_.count));
   }
 
   void check_final(const std::vector<Partial>& partial, const std::vector<std::vector<char>>& got,
