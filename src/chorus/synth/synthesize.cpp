@@ -169,6 +169,14 @@ class Synthesizer {
         throw Error("synth", "--root", fmt::format("NPU {} is not in the group (or failed)", o.root));
       check_rooted_reach();
     }
+    // The flat engine keeps a transfer per (member, chunk) delivery and a bit per (node, chunk): beyond ~2^30
+    // deliveries (a 40,000-NPU group) that is tens of GiB. Say so instead of exhausting memory.
+    if (uint64_t{n_} * n_ * std::max<uint32_t>(1, o.chunks_per_npu) > (uint64_t{1} << 30)) {
+      throw Error("synth", "topology",
+                  fmt::format("{} NPUs need {} chunk deliveries; the flat synthesizer handles up to 2^30; "
+                              "dimension-wise synthesis for larger groups is not implemented yet",
+                              n_, uint64_t{n_} * n_ * std::max<uint32_t>(1, o.chunks_per_npu)));
+    }
     hops_ = hop_diameter(*graph_, root_, o.kind != CollectiveKind::Reduce);
     if (o.chunks_per_npu > 0 && uint64_t{n_} * o.chunks_per_npu > (uint64_t{1} << 24))
       throw Error("synth", "--chunks", fmt::format("{} chunks per NPU x {} NPUs is too many", o.chunks_per_npu, n_));
