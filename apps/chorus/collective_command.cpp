@@ -16,6 +16,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "chorus/sim/collective_run.hpp"
+#include "collective_synth.hpp"
 #include "commands.hpp"
 #include "topology_options.hpp"
 
@@ -38,6 +39,7 @@ struct CollectiveOptions {
   std::string model = "unaware";
   std::string link_stats;
   bool json = false;
+  SynthFlags synth;  // --algorithm synth only
 };
 
 CollectiveKind parse_kind(const std::string& text) {
@@ -127,6 +129,11 @@ void run(const CollectiveOptions& o) {
   const Topology topology = make_topology(o.topology);
   const CollectiveKind kind = parse_kind(o.collective);
   const Bytes given = parse_size(o.size, "--size");
+  if (o.algorithm == "synth") {
+    if (!o.system.empty() || !o.link_stats.empty())
+      throw Error("", "--algorithm", "synth takes no --system or --link-stats");
+    return run_synth_collective(topology, kind, given, *model, o.synth, o.json);
+  }
   CollectiveRunOptions options;
   options.evaluation = parse_evaluation(o.evaluation);
   options.model = *model;
@@ -231,7 +238,8 @@ void register_collective_command(CLI::App& app) {
   cmd->add_option(
       "--algorithm", options->algorithm,
       "ring | direct | directN | halvingDoubling | doubleBinaryTree | oneRing | ...; a comma list gives one "
-      "per dimension (default ring)");
+      "per dimension (default ring); synth: synthesize for this topology (chorus synth) and simulate");
+  add_synth_flags(*cmd, options->synth);
   cmd->add_option("--composition", options->composition,
                   "multi-dimensional All-Reduce: localBWAware (default) | baseline");
   cmd->add_option("--splits", options->splits, "chunks per collective (ASTRA-sim preferred-dataset-splits), default 1");

@@ -1,8 +1,178 @@
-// `chorus synth`: topology-aware collective synthesis (placeholder until implemented).
+// `chorus synth`: synthesize a topology-aware collective algorithm (docs/synthesis.md).
+//
+//   chorus synth --topology mesh2d:32x32 --bandwidth 50GiB/s --latency 0.5us --collective all_reduce --size 1GiB
+//                --chunks 4 --seed 1 --out ar.msccl.xml [--json]
+//   chorus synth --topology file.txt --fail-links 3-4,17-18 --npus 0-63 --collective all_gather --size 1GiB
+#include <charconv>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "chorus/collective/lower_bound.hpp"
+#include "chorus/core/error.hpp"
+#include "chorus/core/parse_units.hpp"
+#include "chorus/synth/msccl_xml.hpp"
+#include "chorus/synth/verify.hpp"
 #include "commands.hpp"
+#include "synth_options.hpp"
+#include "topology_options.hpp"
 
 namespace chorus::cli {
-void register_synth_command(CLI::App& app) {
-  app.add_subcommand("synth", "synthesize a collective algorithm for a topology (not yet available)");
+
+namespace {
+
+struct SynthCommandOptions {
+  TopologyOptions topology;
+  SynthFlags synth;
+  std::string collective;
+  std::string size;
+  std::string out;
+  std::string schedule_json;
+  std::string chakra;
+  bool verify = false;
+  bool json = false;
+};
+
+double ns(Time t) {
+  return static_cast<double>(t.picoseconds()) / 1e3;
 }
+
+void write_schedule_json(const std::string& path, const SynthResult& r) {
+  nlohmann::json j;
+  j["collective"] = to_string(r.kind);
+  j["size_bytes"] = r.size.count();
+  j["members"] = r.members;
+  j["chunks_per_npu"] = r.chunks_per_npu;
+  j["chunk_bytes"] = r.chunk_bytes.count();
+  j["time_ns"] = ns(r.time);
+  nlohmann::json ops = nlohmann::json::array();
+  for (uint32_t i = 0; i < r.schedule.size(); ++i) {
+    const OpId op{i};
+    nlohmann::json o;
+    o["src"] = r.schedule.src(op).value;
+    o["dst"] = r.schedule.dst(op).value;
+    o["chunk"] = r.schedule.chunk(op);
+    o["start_ns"] = ns(r.ops[i].start);
+    o["end_ns"] = ns(r.ops[i].finish);
+    if (r.schedule.is_transfer(op))
+      o["reduce"] = r.ops[i].reduce;
+    nlohmann::json deps = nlohmann::json::array();
+    for (OpId d : r.schedule.deps(op))
+      deps.push_back(d.value);
+    o["deps"] = deps;
+    ops.push_back(o);
+  }
+  j["ops"] = ops;
+  std::ofstream out(path);
+  if (!out)
+    throw Error(path, "--schedule", "cannot open for writing");
+  out << j.dump() << "\n";
+}
+
+void run(const SynthCommandOptions& o) {
+  if (!o.chakra.empty()) {
+    throw Error("", "--chakra",
+                "Chakra per-rank traces are not written by this build yet (left for the Chakra writer); use --out "
+                "for MSCCL XML or --schedule for JSON");
+  }
+  const Topology topology = make_topology(o.topology);
+  const std::optional<CollectiveKind> kind = parse_collective_kind(o.collective);
+  if (!kind) {
+    throw Error("", "--collective",
+                fmt::format("unknown collective '{}'; expected all_gather, reduce_scatter, all_reduce, broadcast, "
+                            "reduce or all_to_all",
+                            o.collective));
+  }
+  const SynthOptions options = make_synth_options(o.synth, *kind, parse_size(o.size, "--size"));
+  const SynthResult r = synthesize(topology, options);
+  const SynthBound bound = synth_lower_bound(topology, options);
+  if (!o.out.empty())
+    write_msccl_xml(o.out, r, "chorus-synth");
+  if (!o.schedule_json.empty())
+    write_schedule_json(o.schedule_json, r);
+  std::optional<SynthCheck> check;
+  if (o.verify)
+    check = check_synthesis(topology, r);
+  const double ratio = bound.bound > Time::zero()
+                           ? static_cast<double>(r.time.picoseconds()) / static_cast<double>(bound.bound.picoseconds())
+                           : 0.0;
+  if (o.json) {
+    nlohmann::json j;
+    j["collective"] = to_string(r.kind);
+    j["topology"] = topology.name();
+    j["npus"] = r.members.size();
+    j["size_bytes"] = r.size.count();
+    j["time_ns"] = ns(r.time);
+    j["bound_ns"] = ns(bound.bound);
+    j["ratio"] = ratio;
+    j["synthesis_s"] = r.synthesis_s;
+    j["bound_s"] = bound.seconds;
+    j["transfers"] = r.schedule.transfer_count();
+    j["chunks_per_npu"] = r.chunks_per_npu;
+    j["chunk_bytes"] = r.chunk_bytes.count();
+    j["priority"] = to_string(r.priority);
+    j["seed"] = options.seed;
+    j["events"] = r.events;
+    nlohmann::json tried = nlohmann::json::array();
+    for (const SynthAttempt& a : r.attempts) {
+      nlohmann::json t;
+      t["chunks_per_npu"] = a.chunks_per_npu;
+      t["priority"] = to_string(a.priority);
+      t["model_bound_ns"] = ns(a.model_bound);
+      t["time_ns"] = a.time == Time::max() ? nlohmann::json(nullptr) : nlohmann::json(ns(a.time));
+      t["skipped"] = a.skipped;
+      tried.push_back(t);
+    }
+    j["attempts"] = tried;
+    if (check) {
+      j["verified"] = check->ok;
+      j["aware_ns"] = ns(check->aware_time);
+      if (!check->ok)
+        j["verify_error"] = check->problem;
+    }
+    std::cout << j.dump() << "\n";
+  } else {
+    fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(r.kind), to_string(r.size), topology.name(),
+               r.members.size());
+    fmt::print("synthesized  {} chunks per NPU of {} ({} priority), {} transfers\n", r.chunks_per_npu,
+               to_string(r.chunk_bytes), to_string(r.priority), r.schedule.transfer_count());
+    fmt::print("time         {} ({} ns)\n", to_string(r.time), ns(r.time));
+    fmt::print("lower bound  {} ({} ns)\n", to_string(bound.bound), ns(bound.bound));
+    fmt::print("time/bound   {:.4f}\n", ratio);
+    fmt::print("synthesis    {:.3f} s ({} runs)\n", r.synthesis_s, r.attempts.size());
+    if (check) {
+      fmt::print("verified     {} (aware model {})\n", check->ok ? "yes" : "NO: " + check->problem,
+                 to_string(check->aware_time));
+    }
+    if (!o.out.empty())
+      fmt::print("msccl xml    {}\n", o.out);
+  }
+  if (check && !check->ok)
+    throw Error("synth", "--verify", check->problem);
+}
+
+}  // namespace
+
+void register_synth_command(CLI::App& app) {
+  auto options = std::make_shared<SynthCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("synth", "synthesize a topology-aware collective algorithm for any topology");
+  add_topology_options(*cmd, options->topology);
+  cmd->add_option("--collective", options->collective,
+                  "all_gather | reduce_scatter | all_reduce | broadcast | reduce | all_to_all")
+      ->required();
+  cmd->add_option("--size", options->size, "buffer size, e.g. 1GiB (All-Gather: the gathered output)")->required();
+  add_synth_flags(*cmd, options->synth);
+  cmd->add_option("--out", options->out, "write the algorithm as MSCCL XML");
+  cmd->add_option("--schedule", options->schedule_json, "write the schedule (every transfer, timed) as JSON");
+  cmd->add_option("--chakra", options->chakra, "Chakra per-rank traces (not available yet)");
+  cmd->add_flag("--verify", options->verify,
+                "check the result: every chunk delivered, no link double-booked, aware-model simulation");
+  cmd->add_flag("--json", options->json, "print one JSON object");
+  cmd->callback([options] { run(*options); });
+}
+
 }  // namespace chorus::cli

@@ -1,0 +1,65 @@
+// Benchmark of collective synthesis (synth/synthesize.hpp): All-Gather of 1 GiB on every 1024-NPU TACOS input
+// (tacos-inputs/, floor: at most 1 s each; TACOS v1.3.0 takes 21 s to 2,072 s, tacos-results-table.csv), with
+// --chunks auto, and All-Reduce on a 32x32 2D mesh. Counters: the synthesized time and its ratio to the cut bound
+// is left to scripts/synth-quality.sh; here time_us, transfers and chunks_per_npu.
+#include <filesystem>
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+#include "chorus/synth/synthesize.hpp"
+#include "chorus/topology/edge_list.hpp"
+#include "chorus/topology/generators.hpp"
+
+namespace chorus {
+namespace {
+
+void run_on(benchmark::State& state, const Topology& topology, CollectiveKind kind) {
+  SynthOptions options;
+  options.kind = kind;
+  options.size = Bytes::gib(1);
+  SynthResult result;
+  for (auto _ : state) {
+    result = synthesize(topology, options);
+    benchmark::DoNotOptimize(result.time);
+  }
+  state.counters["time_us"] = result.time.microseconds();
+  state.counters["transfers"] = static_cast<double>(result.schedule.transfer_count());
+  state.counters["chunks_per_npu"] = result.chunks_per_npu;
+}
+
+void tacos_input(benchmark::State& state, const std::string& label) {
+  const std::string path = std::string(CHORUS_REFERENCE_DIR) + "/tacos-inputs/" + label + ".txt";
+  if (!std::filesystem::exists(path)) {
+    state.SkipWithError("reference input missing");
+    return;
+  }
+  run_on(state, load_edge_list(path), CollectiveKind::AllGather);
+}
+
+#define CHORUS_TACOS_BENCH(label)                           \
+  void BM_SynthAllGather_##label(benchmark::State& state) { \
+    tacos_input(state, #label);                             \
+  }                                                         \
+  BENCHMARK(BM_SynthAllGather_##label)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(1)
+
+CHORUS_TACOS_BENCH(ring_1024);
+CHORUS_TACOS_BENCH(uniring_1024);
+CHORUS_TACOS_BENCH(mesh2d_32x32);
+CHORUS_TACOS_BENCH(torus2d_32x32);
+CHORUS_TACOS_BENCH(torus3d_16x8x8);
+CHORUS_TACOS_BENCH(hypercube_d10);
+CHORUS_TACOS_BENCH(hetmesh2d_32x32);
+CHORUS_TACOS_BENCH(asymtorus2d_32x32);
+CHORUS_TACOS_BENCH(dgxlike_128x8);
+
+void BM_SynthAllReduceMesh32x32(benchmark::State& state) {
+  const LinkParams link{Bandwidth::gib_per_s(50), Time::ns(500)};
+  run_on(state, mesh2d(32, 32, link, link), CollectiveKind::AllReduce);
+}
+BENCHMARK(BM_SynthAllReduceMesh32x32)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
+}  // namespace chorus
+
+BENCHMARK_MAIN();

@@ -1,0 +1,276 @@
+// MSCCL XML writer (see msccl_xml.hpp).
+#include "chorus/synth/msccl_xml.hpp"
+
+#include <fstream>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "chorus/core/error.hpp"
+
+namespace chorus {
+
+namespace {
+
+struct Step {
+  std::string type;
+  uint32_t chunk = 0;
+  int64_t dep_tb = -1, dep_step = -1;
+  bool has_dep = false;
+  uint32_t op = 0;
+};
+
+struct ThreadBlock {
+  int64_t send = -1, recv = -1;
+  uint32_t chan = 0;
+  std::vector<Step> steps;
+};
+
+const char* coll_name(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::AllGather:
+      return "allgather";
+    case CollectiveKind::ReduceScatter:
+      return "reduce_scatter";
+    case CollectiveKind::AllReduce:
+      return "allreduce";
+    case CollectiveKind::Broadcast:
+      return "broadcast";
+    case CollectiveKind::Reduce:
+      return "reduce";
+    case CollectiveKind::AllToAll:
+      return "alltoall";
+  }
+  return "custom";
+}
+
+class XmlWriter {
+ public:
+  explicit XmlWriter(const SynthResult& r) : r_(r), s_(r.schedule), n_(static_cast<uint32_t>(r.members.size())) {
+    for (uint32_t i = 0; i < n_; ++i)
+      rank_[r.members[i]] = i;
+    gpus_.resize(n_);
+    send_step_.assign(s_.size(), {-1, -1});
+    recv_step_.assign(s_.size(), {-1, -1});
+  }
+
+  std::string write(const std::string& name) {
+    assign_channels();
+    for (uint32_t i = 0; i < s_.size(); ++i) {
+      if (s_.is_transfer(OpId{i}))
+        add_transfer(i);
+    }
+    return render(name);
+  }
+
+ private:
+  uint32_t rank(NodeId node) const {
+    const auto it = rank_.find(node.value);
+    if (it == rank_.end()) {
+      throw Error(
+          "msccl", "schedule",
+          fmt::format("node {} is a switch or outside the group; MSCCL XML needs GPU-to-GPU transfers", node.value));
+    }
+    return it->second;
+  }
+
+  // The receive steps (GPU, tb, step) a send of op i must wait for: receives of its chunk at its source, through
+  // local steps too.
+  void collect_deps(OpId op, std::vector<std::pair<int64_t, int64_t>>& out) const {
+    for (OpId d : s_.deps(op)) {
+      if (s_.chunk(d) != s_.chunk(op))
+        continue;
+      if (!s_.is_transfer(d)) {
+        collect_deps(d, out);
+      } else if (s_.dst(d) == s_.src(op)) {
+        out.push_back(recv_step_[d.value]);
+      }
+    }
+  }
+
+  // Per link, the send-side cost of each transfer (1 + extra dependencies) decides where a new channel starts, so
+  // both ends of the link place each transfer on the same channel.
+  void assign_channels() {
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> used, chan;
+    channel_.assign(s_.size(), 0);
+    for (uint32_t i = 0; i < s_.size(); ++i) {
+      const OpId op{i};
+      if (!s_.is_transfer(op))
+        continue;
+      uint32_t deps = 0;
+      count_deps(op, deps);
+      const uint32_t cost = 1 + (deps > 1 ? deps - 1 : 0);
+      const auto key = std::make_pair(rank(s_.src(op)), rank(s_.dst(op)));
+      if (used[key] + cost > kMscclMaxSteps) {
+        ++chan[key];
+        used[key] = 0;
+      }
+      used[key] += cost;
+      channel_[i] = chan[key];
+      channels_ = std::max(channels_, chan[key] + 1);
+    }
+  }
+
+  void count_deps(OpId op, uint32_t& count) const {
+    for (OpId d : s_.deps(op)) {
+      if (s_.chunk(d) != s_.chunk(op))
+        continue;
+      if (!s_.is_transfer(d))
+        count_deps(d, count);
+      else if (s_.dst(d) == s_.src(op))
+        ++count;
+    }
+  }
+
+  int64_t tb(uint32_t gpu, int64_t send, int64_t recv, uint32_t chan) {
+    auto& ids = tb_ids_[gpu];
+    const auto key = std::make_tuple(send, recv, chan);
+    const auto it = ids.find(key);
+    if (it != ids.end())
+      return it->second;
+    const int64_t id = static_cast<int64_t>(gpus_[gpu].size());
+    if (id >= kMscclMaxThreadBlocks) {
+      throw Error("msccl", "thread blocks",
+                  fmt::format("GPU {} needs more than {} thread blocks (MSCCL_MAX_NUM_THREAD_BLOCKS)", gpu,
+                              kMscclMaxThreadBlocks));
+    }
+    gpus_[gpu].push_back({send, recv, chan, {}});
+    ids[key] = id;
+    return id;
+  }
+
+  void add_transfer(uint32_t i) {
+    const OpId op{i};
+    const uint32_t a = rank(s_.src(op));
+    const uint32_t b = rank(s_.dst(op));
+    const uint32_t c = s_.chunk(op);
+    std::vector<std::pair<int64_t, int64_t>> deps;
+    collect_deps(op, deps);
+    const int64_t send_tb = tb(a, b, -1, channel_[i]);
+    auto& send_steps = gpus_[a][send_tb].steps;
+    for (size_t k = 0; k + 1 < deps.size(); ++k) {
+      send_steps.push_back({"nop", c, deps[k].first, deps[k].second, false, i});
+      mark_dependency(a, deps[k]);
+    }
+    Step send{"s", c, -1, -1, false, i};
+    if (!deps.empty()) {
+      send.dep_tb = deps.back().first;
+      send.dep_step = deps.back().second;
+      mark_dependency(a, deps.back());
+    }
+    send_steps.push_back(send);
+    send_step_[i] = {send_tb, static_cast<int64_t>(send_steps.size() - 1)};
+    const int64_t recv_tb = tb(b, -1, a, channel_[i]);
+    auto& recv_steps = gpus_[b][recv_tb].steps;
+    recv_steps.push_back({r_.ops[i].reduce ? "rrc" : "r", c, -1, -1, false, i});
+    recv_step_[i] = {recv_tb, static_cast<int64_t>(recv_steps.size() - 1)};
+  }
+
+  void mark_dependency(uint32_t gpu, std::pair<int64_t, int64_t> step) {
+    gpus_[gpu][step.first].steps[step.second].has_dep = true;
+  }
+
+  // Buffer and offset of a chunk at the sender (src) and receiver (dst).
+  std::tuple<const char*, uint32_t, const char*, uint32_t> buffers(uint32_t op) const {
+    const uint32_t c = s_.chunk(OpId{op});
+    const uint32_t k = r_.chunks_per_npu;
+    switch (r_.kind) {
+      case CollectiveKind::AllGather: {
+        const uint32_t off = (c % n_) * k + c / n_;
+        return {"o", off, "o", off};
+      }
+      case CollectiveKind::ReduceScatter:
+      case CollectiveKind::AllReduce: {
+        const uint32_t off = (c % n_) * k + c / n_;
+        return {"i", off, "i", off};
+      }
+      case CollectiveKind::Broadcast:
+        return {"o", c, "o", c};
+      case CollectiveKind::Reduce:
+        return {"i", c, "i", c};
+      case CollectiveKind::AllToAll: {
+        const uint32_t j = c / (n_ * n_), s = (c / n_) % n_, d = c % n_;
+        if (rank(s_.src(OpId{op})) != s || rank(s_.dst(OpId{op})) != d) {
+          throw Error("msccl", "schedule", "multi-hop All-to-All chunks need scratch buffers; not written yet");
+        }
+        return {"i", d * k + j, "o", s * k + j};
+      }
+    }
+    return {"o", c, "o", c};
+  }
+
+  std::pair<uint32_t, uint32_t> chunk_counts() const {
+    const uint32_t k = r_.chunks_per_npu;
+    switch (r_.kind) {
+      case CollectiveKind::AllGather:
+        return {k, n_ * k};
+      case CollectiveKind::ReduceScatter:
+        return {n_ * k, k};
+      case CollectiveKind::Broadcast:
+      case CollectiveKind::Reduce:
+        return {k, k};
+      default:
+        return {n_ * k, n_ * k};
+    }
+  }
+
+  std::string render(const std::string& name) const {
+    const auto [in_chunks, out_chunks] = chunk_counts();
+    const uint32_t per_loop = r_.kind == CollectiveKind::Broadcast || r_.kind == CollectiveKind::Reduce
+                                  ? r_.chunks_per_npu
+                                  : n_ * r_.chunks_per_npu;
+    std::string xml = fmt::format(
+        "<algo name=\"{}\" proto=\"Simple\" nchannels=\"{}\" nchunksperloop=\"{}\" ngpus=\"{}\" coll=\"{}\" "
+        "inplace=\"1\" outofplace=\"0\" minBytes=\"0\" maxBytes=\"{}\">\n",
+        name, channels_, per_loop, n_, coll_name(r_.kind), int64_t{1} << 62);
+    for (uint32_t g = 0; g < n_; ++g) {
+      xml +=
+          fmt::format("  <gpu id=\"{}\" i_chunks=\"{}\" o_chunks=\"{}\" s_chunks=\"0\">\n", g, in_chunks, out_chunks);
+      for (size_t t = 0; t < gpus_[g].size(); ++t) {
+        const ThreadBlock& b = gpus_[g][t];
+        xml += fmt::format("    <tb id=\"{}\" send=\"{}\" recv=\"{}\" chan=\"{}\">\n", t, b.send, b.recv, b.chan);
+        for (size_t s = 0; s < b.steps.size(); ++s) {
+          const Step& st = b.steps[s];
+          const auto [sb, so, db, dof] = buffers(st.op);
+          xml += fmt::format(
+              "      <step s=\"{}\" type=\"{}\" srcbuf=\"{}\" srcoff=\"{}\" dstbuf=\"{}\" dstoff=\"{}\" cnt=\"1\" "
+              "depid=\"{}\" deps=\"{}\" hasdep=\"{}\"/>\n",
+              s, st.type, sb, so, db, dof, st.dep_tb, st.dep_step, st.has_dep ? 1 : 0);
+        }
+        xml += "    </tb>\n";
+      }
+      xml += "  </gpu>\n";
+    }
+    xml += "</algo>\n";
+    return xml;
+  }
+
+  const SynthResult& r_;
+  const Schedule& s_;
+  uint32_t n_;
+  std::unordered_map<uint32_t, uint32_t> rank_;
+  std::vector<std::vector<ThreadBlock>> gpus_;
+  std::vector<std::map<std::tuple<int64_t, int64_t, uint32_t>, int64_t>> tb_ids_ =
+      std::vector<std::map<std::tuple<int64_t, int64_t, uint32_t>, int64_t>>(n_);
+  std::vector<std::pair<int64_t, int64_t>> send_step_, recv_step_;
+  std::vector<uint32_t> channel_;
+  uint32_t channels_ = 1;
+};
+
+}  // namespace
+
+std::string msccl_xml(const SynthResult& result, const std::string& name) {
+  return XmlWriter(result).write(name);
+}
+
+void write_msccl_xml(const std::string& path, const SynthResult& result, const std::string& name) {
+  const std::string xml = msccl_xml(result, name);
+  std::ofstream out(path);
+  if (!out)
+    throw Error(path, "--out", "cannot open for writing");
+  out << xml;
+}
+
+}  // namespace chorus

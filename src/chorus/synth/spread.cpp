@@ -1,0 +1,410 @@
+// The spreading engine (see spread.hpp). Chunk sets are bit rows, so a link's options are a few word operations:
+// has[u] & ~has[v] & ~incoming[v].
+#include "chorus/synth/spread.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <queue>
+
+#include "chorus/core/assert.hpp"
+
+namespace chorus {
+
+const char* to_string(ChunkPriority priority) {
+  switch (priority) {
+    case ChunkPriority::Random:
+      return "random";
+    case ChunkPriority::Scarce:
+      return "scarce";
+    case ChunkPriority::Unique:
+      return "unique";
+    case ChunkPriority::Fresh:
+      return "fresh";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+struct Arrival {
+  Time end;
+  uint32_t transfer = 0;
+  bool operator>(const Arrival& o) const { return end != o.end ? end > o.end : transfer > o.transfer; }
+};
+
+// A timed item (a release or a link becoming free), processed in time order.
+struct Timed {
+  Time at;
+  uint32_t id = 0;
+};
+
+// SplitMix64 (Steele, Lea, Flood, OOPSLA'14): a tiny, fast generator; the engine draws a few numbers per link.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  uint64_t operator()() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+class SpreadEngine {
+ public:
+  explicit SpreadEngine(const SpreadProblem& p)
+      : p_(p),
+        g_(*p.graph),
+        words_((p.chunks + 63) / 64),
+        has_(size_t{g_.node_count()} * words_, 0),
+        incoming_(size_t{g_.node_count()} * words_, 0),
+        holders_(p.chunks, 0),
+        deliver_(size_t{g_.node_count()} * p.chunks, kNone),
+        busy_until_(g_.link_count(), Time::zero()),
+        dirty_flag_(g_.link_count(), 0),
+        scratch_(words_, 0),
+        rng_(p.seed) {}
+
+  SpreadResult run() {
+    schedule_starts();
+    remaining_ = uint64_t{g_.member_count()} * p_.chunks;
+    for (uint32_t c = 0; c < p_.chunks; ++c) {
+      if (g_.is_member(p_.origin[c]))
+        --remaining_;
+    }
+    while (remaining_ > 0) {
+      const Time t = next_event_time();
+      if (t == Time::max())
+        break;
+      if (t >= p_.give_up) {
+        result_.gave_up = true;
+        break;
+      }
+      ++result_.events;
+      apply_arrivals(t);
+      apply_timed(t);
+      match(t);
+    }
+    CHORUS_ASSERT(remaining_ == 0 || result_.gave_up, "spread: {} (member, chunk) pairs can never be served",
+                  remaining_);
+    prune_relay_dead_ends();
+    return std::move(result_);
+  }
+
+ private:
+  uint64_t* row(std::vector<uint64_t>& v, uint32_t node) { return v.data() + size_t{node} * words_; }
+  bool test(const std::vector<uint64_t>& v, uint32_t node, uint32_t c) const {
+    return (v[size_t{node} * words_ + c / 64] >> (c % 64)) & 1;
+  }
+  void set(std::vector<uint64_t>& v, uint32_t node, uint32_t c) {
+    v[size_t{node} * words_ + c / 64] |= 1ull << (c % 64);
+  }
+  void clear(std::vector<uint64_t>& v, uint32_t node, uint32_t c) {
+    v[size_t{node} * words_ + c / 64] &= ~(1ull << (c % 64));
+  }
+
+  void schedule_starts() {
+    for (uint32_t c = 0; c < p_.chunks; ++c)
+      releases_.push_back({p_.release.empty() ? Time::zero() : p_.release[c], c});
+    std::stable_sort(releases_.begin(), releases_.end(), [](const Timed& a, const Timed& b) { return a.at < b.at; });
+    for (uint32_t l = 0; l < g_.link_count(); ++l) {
+      const Time free = p_.link_free.empty() ? Time::zero() : p_.link_free[l];
+      busy_until_[l] = free;
+      frees_.push_back({free, l});
+    }
+    std::stable_sort(frees_.begin(), frees_.end(), [](const Timed& a, const Timed& b) { return a.at < b.at; });
+  }
+
+  Time next_event_time() const {
+    Time t = Time::max();
+    if (!arrivals_.empty())
+      t = arrivals_.top().end;
+    if (next_release_ < releases_.size())
+      t = std::min(t, releases_[next_release_].at);
+    if (next_free_ < frees_.size())
+      t = std::min(t, frees_[next_free_].at);
+    return t;
+  }
+
+  void mark_dirty(uint32_t link) {
+    if (!dirty_flag_[link]) {
+      dirty_flag_[link] = 1;
+      dirty_.push_back(link);
+    }
+  }
+  void mark_out_dirty(uint32_t node) {
+    for (uint32_t l : g_.out_links(node))
+      mark_dirty(l);
+  }
+
+  void apply_arrivals(Time t) {
+    while (!arrivals_.empty() && arrivals_.top().end == t) {
+      const uint32_t i = arrivals_.top().transfer;
+      arrivals_.pop();
+      const SpreadTransfer& x = result_.transfers[i];
+      const uint32_t v = g_.dst(x.link);
+      clear(incoming_, v, x.chunk);
+      set(has_, v, x.chunk);
+      deliver_[size_t{v} * p_.chunks + x.chunk] = i;
+      if (g_.is_member(v)) {
+        --remaining_;
+        result_.makespan = std::max(result_.makespan, t);
+      }
+      mark_out_dirty(v);
+      mark_dirty(x.link);
+    }
+  }
+
+  void apply_timed(Time t) {
+    for (; next_release_ < releases_.size() && releases_[next_release_].at == t; ++next_release_) {
+      const uint32_t c = releases_[next_release_].id;
+      set(has_, p_.origin[c], c);
+      ++holders_[c];
+      mark_out_dirty(p_.origin[c]);
+    }
+    for (; next_free_ < frees_.size() && frees_[next_free_].at <= t; ++next_free_)
+      mark_dirty(frees_[next_free_].id);
+  }
+
+  // The options of link l: chunks its source holds that its destination lacks, is not receiving, and wants.
+  // Returns their count; the mask is left in scratch_.
+  uint32_t options(uint32_t l, const uint64_t* want) {
+    const uint64_t* hu = row(has_, g_.src(l));
+    const uint64_t* hv = row(has_, g_.dst(l));
+    const uint64_t* iv = row(incoming_, g_.dst(l));
+    uint32_t count = 0;
+    for (uint32_t w = 0; w < words_; ++w) {
+      scratch_[w] = hu[w] & ~hv[w] & ~iv[w] & (want ? want[w] : ~0ull);
+      if (scratch_[w])  // most words are empty; popcount may be a library call without -mpopcnt
+        count += static_cast<uint32_t>(std::popcount(scratch_[w]));
+    }
+    return count;
+  }
+
+  // Lower is better; ties keep the scan order (which starts at a random offset).
+  uint64_t score(uint32_t l, uint32_t c) const {
+    const uint32_t u = g_.src(l);
+    const uint32_t v = g_.dst(l);
+    switch (p_.priority) {
+      case ChunkPriority::Random:
+        return 0;
+      case ChunkPriority::Scarce:
+        return holders_[c];
+      case ChunkPriority::Fresh: {
+        const uint32_t d = deliver_[size_t{u} * p_.chunks + c];
+        return d == kNone ? uint64_t{UINT32_MAX} : uint64_t{UINT32_MAX - 1 - d};
+      }
+      case ChunkPriority::Unique: {
+        uint64_t others = 0;
+        for (uint32_t in : g_.in_links(v)) {
+          const uint32_t w = g_.src(in);
+          if (w != u && (test(has_, w, c) || test(incoming_, w, c)))
+            ++others;
+        }
+        return (others << 32) | holders_[c];
+      }
+    }
+    return 0;
+  }
+
+  // Picks the best option in scratch_ (non-empty), scanning at most scan_cap options from a random offset.
+  uint32_t choose(uint32_t l) {
+    const uint32_t start_word = words_ > 1 ? static_cast<uint32_t>(rng_() % words_) : 0;
+    const uint32_t start_bit = static_cast<uint32_t>(rng_() % 64);
+    uint32_t best = kNone;
+    uint64_t best_score = UINT64_MAX;
+    uint32_t seen = 0;
+    auto visit = [&](uint32_t c) {
+      const uint64_t s = score(l, c);
+      if (s < best_score) {
+        best_score = s;
+        best = c;
+      }
+      return ++seen < p_.scan_cap && p_.priority != ChunkPriority::Random;
+    };
+    for (uint32_t i = 0; i <= words_; ++i) {
+      const uint32_t w = (start_word + i) % words_;
+      uint64_t bits = scratch_[w];
+      // The first word is visited twice: its high part first, its low part at the end of the circle.
+      if (i == 0)
+        bits &= ~0ull << start_bit;
+      else if (i == words_)
+        bits &= start_bit ? ~(~0ull << start_bit) : 0;
+      while (bits) {
+        const uint32_t c = w * 64 + static_cast<uint32_t>(std::countr_zero(bits));
+        bits &= bits - 1;
+        if (!visit(c))
+          return best;
+      }
+    }
+    return best;
+  }
+
+  void start(uint32_t l, uint32_t c, Time t) {
+    const uint32_t u = g_.src(l);
+    const uint32_t v = g_.dst(l);
+    const uint32_t index = static_cast<uint32_t>(result_.transfers.size());
+    const Time end = t + p_.tau[l];
+    result_.transfers.push_back({l, c, t, end, deliver_[size_t{u} * p_.chunks + c]});
+    busy_until_[l] = end;
+    set(incoming_, v, c);
+    ++holders_[c];
+    arrivals_.push({end, index});
+    if (!g_.is_member(u) && !p_.relays_replicate) {
+      clear(has_, u, c);  // the relay's copy is used up; another may come in later
+      for (uint32_t in : g_.in_links(u))
+        mark_dirty(in);
+    }
+  }
+
+  // What relay v should accept: chunks some out-neighbour lacks and is not receiving.
+  void relay_want(uint32_t v, std::vector<uint64_t>& want) {
+    want.assign(words_, 0);
+    for (uint32_t l : g_.out_links(v)) {
+      const uint32_t w = g_.dst(l);
+      if (!g_.is_member(w)) {
+        std::fill(want.begin(), want.end(), ~0ull);
+        return;
+      }
+      const uint64_t* hw = row(has_, w);
+      const uint64_t* iw = row(incoming_, w);
+      for (uint32_t k = 0; k < words_; ++k)
+        want[k] |= ~hw[k] & ~iw[k];
+    }
+  }
+
+  struct Pick {
+    uint32_t link;
+    uint32_t chunk;
+  };
+
+  // One augmenting step: some link already matched at this destination takes another option, freeing a chunk
+  // that link l can carry.
+  bool augment(uint32_t l, std::vector<Pick>& picks, const uint64_t* want) {
+    const uint32_t u = g_.src(l);
+    for (Pick& other : picks) {
+      if (!test(has_, u, other.chunk) || (want && !((want[other.chunk / 64] >> (other.chunk % 64)) & 1)))
+        continue;
+      if (options(other.link, want) == 0)
+        continue;
+      const uint32_t replacement = choose(other.link);
+      set(incoming_, g_.dst(l), replacement);
+      const uint32_t freed = other.chunk;
+      other.chunk = replacement;
+      picks.push_back({l, freed});
+      return true;
+    }
+    return false;
+  }
+
+  void match_destination(uint32_t v, std::span<const uint32_t> links, Time t) {
+    const uint64_t* want = nullptr;
+    if (!g_.is_member(v)) {
+      relay_want(v, want_);
+      want = want_.data();
+    }
+    order_.clear();
+    for (uint32_t l : links) {
+      const uint32_t n = options(l, want);
+      if (n > 0)
+        order_.push_back({n, static_cast<uint32_t>(rng_()), l});
+    }
+    std::sort(order_.begin(), order_.end());
+    picks_.clear();
+    for (const auto& [n, tie, l] : order_) {
+      if (options(l, want) > 0) {
+        const uint32_t c = choose(l);
+        set(incoming_, v, c);
+        picks_.push_back({l, c});
+      } else {
+        augment(l, picks_, want);
+      }
+    }
+    // Picks only marked incoming so far; now start them (a relay's copy may be consumed by start()).
+    for (const Pick& pick : picks_) {
+      clear(incoming_, v, pick.chunk);
+      start(pick.link, pick.chunk, t);
+    }
+  }
+
+  void match(Time t) {
+    std::vector<uint32_t> ready;
+    ready.reserve(dirty_.size());
+    for (uint32_t l : dirty_) {
+      dirty_flag_[l] = 0;
+      if (busy_until_[l] <= t)
+        ready.push_back(l);  // a busy link is re-examined when it is freed (its arrival marks it again)
+    }
+    dirty_.clear();
+    std::sort(ready.begin(), ready.end(),
+              [&](uint32_t a, uint32_t b) { return g_.dst(a) != g_.dst(b) ? g_.dst(a) < g_.dst(b) : a < b; });
+    for (size_t i = 0; i < ready.size();) {
+      size_t j = i;
+      while (j < ready.size() && g_.dst(ready[j]) == g_.dst(ready[i]))
+        ++j;
+      match_destination(g_.dst(ready[i]), std::span<const uint32_t>(ready.data() + i, j - i), t);
+      i = j;
+    }
+  }
+
+  // Transfers into a relay whose copy is never forwarded are dropped (backwards, so chains of them go too).
+  void prune_relay_dead_ends() {
+    std::vector<SpreadTransfer>& x = result_.transfers;
+    std::vector<char> needed(x.size(), 0);
+    for (size_t i = x.size(); i-- > 0;) {
+      if (g_.is_member(g_.dst(x[i].link)))
+        needed[i] = 1;
+      if (needed[i] && x[i].from != kNoTransfer)
+        needed[x[i].from] = 1;
+    }
+    if (std::all_of(needed.begin(), needed.end(), [](char n) { return n != 0; }))
+      return;
+    std::vector<uint32_t> renumber(x.size(), kNoTransfer);
+    size_t kept = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!needed[i])
+        continue;
+      renumber[i] = static_cast<uint32_t>(kept);
+      SpreadTransfer y = x[i];
+      if (y.from != kNoTransfer)
+        y.from = renumber[y.from];
+      x[kept++] = y;
+    }
+    x.resize(kept);
+  }
+
+  const SpreadProblem& p_;
+  const SynthGraph& g_;
+  uint32_t words_;
+  std::vector<uint64_t> has_, incoming_;
+  std::vector<uint32_t> holders_;  // per chunk: nodes holding it or receiving it
+  std::vector<uint32_t> deliver_;  // per (node, chunk): the transfer that brought it
+  std::vector<Time> busy_until_;
+  std::vector<char> dirty_flag_;
+  std::vector<uint32_t> dirty_;
+  std::vector<uint64_t> scratch_, want_;
+  std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> order_;
+  std::vector<Pick> picks_;
+  std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> arrivals_;
+  std::vector<Timed> releases_, frees_;
+  size_t next_release_ = 0, next_free_ = 0;
+  uint64_t remaining_ = 0;
+  SplitMix64 rng_;
+  SpreadResult result_;
+};
+
+}  // namespace
+
+SpreadResult spread(const SpreadProblem& problem) {
+  CHORUS_ASSERT(problem.graph != nullptr, "spread: no graph");
+  CHORUS_ASSERT(problem.origin.size() == problem.chunks, "spread: {} origins for {} chunks", problem.origin.size(),
+                problem.chunks);
+  return SpreadEngine(problem).run();
+}
+
+}  // namespace chorus

@@ -1,0 +1,103 @@
+// Collective synthesis: a topology-aware algorithm for any topology, as a Schedule with its own time estimate.
+//
+// All-Gather and Broadcast are spread problems (spread.hpp). Reduce-Scatter and Reduce are the time reversal of an
+// All-Gather / Broadcast synthesized on the transposed graph (a link u->v of the reversed schedule was v->u there;
+// TACOS's RS(G) = reverse(AG(G^T)), tacos.md §3): a node that forwarded a chunk to several nodes now receives
+// their partial sums and reduces them, and a relay that never multicasts never reduces. All-Reduce is that
+// Reduce-Scatter followed by an All-Gather that overlaps it: each chunk starts spreading as soon as its own
+// reduction is done and each link as soon as its last Reduce-Scatter transfer ends. All-to-All routes every
+// (source, destination) chunk on a shortest path, balancing links, and list-schedules the hops (all_to_all.hpp).
+//
+// Time model (TACOS's, tacos.md §2): a chunk of c bytes occupies link e for latency_e + c / bandwidth_e, one chunk
+// per link at a time, store-and-forward. The Schedule carries, per transfer, a dependency on the transfer that
+// brought its chunk (all of them, for reductions) and on the previous transfer on the same link, so the aware
+// network model (store-and-forward, one message per link) reproduces the estimate, or beats it when a transfer
+// could start earlier than the synthesizer started it.
+//
+// Chunks: k per NPU (--chunks), or chosen (chunks_per_npu = 0): candidate k are ordered by a chunk-model lower
+// bound (the worst NPU's in-link capacity, discrete, and the hop diameter) and tried until that bound cannot beat
+// the best time found (or the search effort is spent); each run gives up as soon as it cannot beat the best.
+//
+//   SynthOptions o;
+//   o.kind = CollectiveKind::AllGather;
+//   o.size = Bytes::gib(1);
+//   SynthResult r = synthesize(topology, o);
+//   fmt::print("{} in {} transfers\n", to_string(r.time), r.schedule.transfer_count());
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chorus/collective/collective.hpp"
+#include "chorus/collective/schedule.hpp"
+#include "chorus/synth/spread.hpp"
+#include "chorus/synth/synth_graph.hpp"
+
+namespace chorus {
+
+struct SynthOptions {
+  CollectiveKind kind = CollectiveKind::AllGather;
+  Bytes size;                   // NCCL convention (collective.hpp): All-Gather = the gathered output
+  uint32_t chunks_per_npu = 0;  // 0: choose
+  uint32_t root = 0;            // Broadcast / Reduce root (a global NPU id in the group)
+  SynthGraphOptions graph;      // group, failures
+  uint64_t seed = 1;
+  std::optional<ChunkPriority> priority;  // none: try every priority and keep the best
+  // Work cap of the chunk / priority search, in (member, chunk) deliveries summed over runs: a run is started only
+  // if its n (n-1) k deliveries fit (the first always runs). Work, not wall time, so results never depend on the
+  // machine: the same seed gives the same algorithm.
+  uint64_t search_effort = uint64_t{1} << 21;
+  uint32_t all_priorities_up_to = 128;  // with no priority given, try every priority on groups up to this size
+                                        // (only Unique otherwise: it won every comparison, docs/synthesis.md)
+  uint32_t max_chunks_per_npu = 64;
+  uint32_t scan_cap = 0;  // options scored per link choice (SpreadProblem::scan_cap); 0: 48 up to 256 NPUs, else 8
+};
+
+// One run the search made.
+struct SynthAttempt {
+  uint32_t chunks_per_npu = 0;
+  ChunkPriority priority = ChunkPriority::Unique;
+  Time model_bound;  // chunk-model lower bound for this k (skip the run when it cannot beat the best)
+  Time time;         // Time::max() when skipped or given up
+  bool skipped = false;
+  bool gave_up = false;
+};
+
+// One operation's role, for writers (MSCCL) and checks.
+struct SynthOp {
+  LinkId link;          // the physical link a transfer crosses (local steps: unused)
+  Time start, finish;   // the synthesizer's own timing
+  bool reduce = false;  // the receiver adds what it receives to its own partial (Reduce-Scatter / Reduce phases)
+};
+
+struct SynthResult {
+  CollectiveKind kind = CollectiveKind::AllGather;
+  Bytes size;
+  Schedule schedule;         // global node ids; chunk ids: j * members + rank (see chunk_origin)
+  std::vector<SynthOp> ops;  // per schedule op
+  Time time;                 // the synthesized collective time (estimate)
+  uint32_t chunks_per_npu = 0;
+  uint32_t chunk_count = 0;
+  Bytes chunk_bytes;
+  ChunkPriority priority = ChunkPriority::Unique;
+  std::vector<uint32_t> members;  // global NPU ids; rank r = members[r]
+  uint32_t root_rank = 0;
+  std::vector<SynthAttempt> attempts;
+  double synthesis_s = 0;
+  uint64_t events = 0;
+};
+
+// Throws chorus::Error on bad input (see synth_graph.hpp; also: size <= 0, a root outside the group, more
+// chunks than the limit).
+SynthResult synthesize(const Topology& topology, const SynthOptions& options);
+
+// Lower bound on the collective's time in the synthesizer's chunk model for k chunks per NPU, from each member's
+// in-link (All-Gather-like) or out-link (Reduce-Scatter-like) capacity; 0 when it does not apply. `root` is the
+// local id of a Broadcast / Reduce root; `hops` the most hops a chunk must cross (every hop takes at least the
+// smallest tau).
+Time chunk_model_bound(const SynthGraph& graph, CollectiveKind kind, Bytes size, uint32_t k, uint32_t root = 0,
+                       uint32_t hops = 0);
+
+}  // namespace chorus

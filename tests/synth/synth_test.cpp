@@ -1,0 +1,267 @@
+// Collective synthesis: certificates (every chunk delivered, each contribution reduced once, no link
+// double-booked, timing feasible), agreement with the aware network model, lower bounds, determinism, quality
+// floors on the small TACOS inputs (shared/reference/tacos-results-table.csv, tacos-bounds.csv), tenants and
+// failures, MSCCL XML limits, and bad input.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "chorus/collective/lower_bound.hpp"
+#include "chorus/core/error.hpp"
+#include "chorus/network/flow_model.hpp"
+#include "chorus/synth/msccl_xml.hpp"
+#include "chorus/synth/synth_routes.hpp"
+#include "chorus/synth/verify.hpp"
+#include "chorus/topology/edge_list.hpp"
+#include "chorus/topology/generators.hpp"
+
+namespace chorus {
+namespace {
+
+const LinkParams kLink{Bandwidth::gib_per_s(50), Time::ns(500)};
+
+SynthOptions options(CollectiveKind kind, Bytes size, uint32_t chunks = 0) {
+  SynthOptions o;
+  o.kind = kind;
+  o.size = size;
+  o.chunks_per_npu = chunks;
+  return o;
+}
+
+// Synthesizes, checks the certificate and the bound, and returns the result.
+SynthResult synthesize_checked(const Topology& t, const SynthOptions& o) {
+  SynthResult r = synthesize(t, o);
+  const SynthCheck check = check_synthesis(t, r);
+  EXPECT_TRUE(check.ok) << t.name() << " " << to_string(o.kind) << ": " << check.problem;
+  EXPECT_LE(check.aware_time, r.time);
+  EXPECT_GE(r.time, synth_lower_bound(t, o).bound) << t.name() << " " << to_string(o.kind);
+  return r;
+}
+
+TEST(Synth, EveryCollectiveOnEveryShapeIsCertified) {
+  const std::vector<Topology> shapes = {ring(8, kLink), torus2d(4, 4, kLink, kLink),
+                                        mesh2d(3, 4, kLink, LinkParams{Bandwidth::gib_per_s(25), Time::ns(700)}),
+                                        switch_star(6, kLink),
+                                        dgx(2, 4, kLink, LinkParams{Bandwidth::gib_per_s(12.5), Time::us(2)})};
+  for (const Topology& t : shapes) {
+    for (CollectiveKind kind : {CollectiveKind::AllGather, CollectiveKind::ReduceScatter, CollectiveKind::AllReduce,
+                                CollectiveKind::Broadcast, CollectiveKind::Reduce, CollectiveKind::AllToAll}) {
+      SynthOptions o = options(kind, Bytes::mib(64), kind == CollectiveKind::AllToAll ? 1 : 2);
+      o.root = 1;
+      synthesize_checked(t, o);
+    }
+  }
+}
+
+TEST(Synth, AwareModelEqualsTheEstimateOnSingleHopSchedules) {
+  const Topology t = torus2d(4, 4, kLink, kLink);
+  for (CollectiveKind kind : {CollectiveKind::AllGather, CollectiveKind::ReduceScatter, CollectiveKind::AllReduce}) {
+    const SynthResult r = synthesize(t, options(kind, Bytes::mib(64)));
+    EXPECT_EQ(check_synthesis(t, r).aware_time, r.time) << to_string(kind);
+    // Under max-min sharing a link never carries two synthesized transfers at once either.
+    EXPECT_LE(run_flow(r.schedule, SynthRoutes(t, r)).makespan, r.time);
+  }
+}
+
+TEST(Synth, RingAllGatherWithTwoChunksIsTheBidirectionalRing) {
+  // (N-1) rounds of latency + M / (2 N B): two half-size rings, the cut bound plus one latency per round.
+  const Topology t = ring(16, kLink);
+  const SynthResult r = synthesize_checked(t, options(CollectiveKind::AllGather, Bytes::gib(1), 2));
+  EXPECT_EQ(r.time, (Time::ns(500) + transfer_time(Bytes::mib(32), kLink.bandwidth)) * 15);
+}
+
+TEST(Synth, SameSeedSameAlgorithm) {
+  const Topology t = torus2d(4, 4, kLink, LinkParams{Bandwidth::gib_per_s(20), Time::ns(300)});
+  SynthOptions o = options(CollectiveKind::AllReduce, Bytes::mib(64));
+  o.seed = 7;
+  const SynthResult a = synthesize(t, o);
+  const SynthResult b = synthesize(t, o);
+  ASSERT_EQ(a.schedule.size(), b.schedule.size());
+  EXPECT_EQ(a.time, b.time);
+  for (uint32_t i = 0; i < a.schedule.size(); ++i) {
+    ASSERT_EQ(a.schedule.src(OpId{i}), b.schedule.src(OpId{i}));
+    ASSERT_EQ(a.schedule.chunk(OpId{i}), b.schedule.chunk(OpId{i}));
+    ASSERT_EQ(a.ops[i].start, b.ops[i].start);
+  }
+}
+
+TEST(Synth, CertificateCatchesABrokenSchedule) {
+  const Topology t = ring(6, kLink);
+  SynthResult r = synthesize(t, options(CollectiveKind::AllGather, Bytes::mib(6), 1));
+  SynthResult early = r;
+  early.ops.back().start = Time::zero();  // starts before its chunk arrived and overlaps on its link
+  EXPECT_FALSE(check_synthesis(t, early).ok);
+  SynthResult missing = r;
+  missing.chunk_count += 1;  // a chunk nobody delivers
+  EXPECT_FALSE(check_synthesis(t, missing).ok);
+}
+
+TEST(Synth, TenantSubsetAndFailedLinks) {
+  const Topology t = torus2d(4, 4, kLink, kLink);
+  SynthOptions o = options(CollectiveKind::AllReduce, Bytes::mib(64));
+  o.graph.group = {0, 1, 2, 3, 4, 5, 6, 7};
+  o.graph.failed_links = {{0, 1}};
+  const SynthResult r = synthesize_checked(t, o);
+  EXPECT_EQ(r.members.size(), 8u);
+  for (uint32_t i = 0; i < r.schedule.size(); ++i) {
+    const OpId op{i};
+    if (!r.schedule.is_transfer(op))
+      continue;
+    EXPECT_LT(r.schedule.src(op).value, 8u);  // other tenants' links stay free
+    const auto [a, b] = std::minmax(r.schedule.src(op).value, r.schedule.dst(op).value);
+    EXPECT_FALSE(a == 0 && b == 1) << "a failed link was used";
+  }
+}
+
+TEST(Synth, BadInputNamesTheProblem) {
+  const Topology t = ring(8, kLink);
+  SynthOptions o = options(CollectiveKind::AllGather, Bytes::mib(8));
+  o.graph.failed_links = {{0, 1}, {4, 5}};  // cuts the ring in two
+  try {
+    synthesize(t, o);
+    FAIL() << "a disconnected group was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("NPUs 1, 2, 3, 4 can never receive from NPU 0"), std::string::npos)
+        << e.what();
+  }
+  o.graph.failed_links = {{0, 3}};
+  EXPECT_THROW(synthesize(t, o), Error);  // not a link
+  o.graph.failed_links.clear();
+  o.graph.group = {0, 8};
+  EXPECT_THROW(synthesize(t, o), Error);  // outside the topology
+  o.graph.group.clear();
+  o.size = Bytes(0);
+  EXPECT_THROW(synthesize(t, o), Error);
+  TopologyBuilder b("dup", 2);
+  b.add_link(NodeId{0}, NodeId{1}, kLink.bandwidth, kLink.latency);
+  b.add_link(NodeId{0}, NodeId{1}, kLink.bandwidth, kLink.latency);
+  b.add_link(NodeId{1}, NodeId{0}, kLink.bandwidth, kLink.latency);
+  EXPECT_THROW(synthesize(std::move(b).seal(), options(CollectiveKind::AllGather, Bytes::mib(8))), Error);
+  TopologyBuilder one_way("oneway", 3);
+  one_way.add_link(NodeId{0}, NodeId{1}, kLink.bandwidth, kLink.latency);
+  one_way.add_link(NodeId{1}, NodeId{2}, kLink.bandwidth, kLink.latency);
+  one_way.add_link(NodeId{1}, NodeId{0}, kLink.bandwidth, kLink.latency);
+  try {
+    synthesize(std::move(one_way).seal(), options(CollectiveKind::AllGather, Bytes::mib(8)));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("NPUs 2 can never send to NPU 0"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Synth, MscclXmlRespectsTheRuntimeLimits) {
+  const Topology t = ring(4, kLink);
+  // 4 x 300 chunks: each link carries far more than 256 steps, so transfers spread over channels.
+  const SynthResult r = synthesize(t, options(CollectiveKind::AllGather, Bytes::mib(48), 300));
+  const std::string xml = msccl_xml(r, "test");
+  EXPECT_NE(xml.find("coll=\"allgather\""), std::string::npos);
+  EXPECT_NE(xml.find("ngpus=\"4\""), std::string::npos);
+  EXPECT_EQ(xml.find("nchannels=\"1\""), std::string::npos);
+  std::istringstream lines(xml);
+  int max_step = -1, sends = 0, receives = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("<step") == std::string::npos)
+      continue;
+    max_step = std::max(max_step, std::stoi(line.substr(line.find("s=\"") + 3)));
+    sends += line.find("type=\"s\"") != std::string::npos;
+    receives += line.find("type=\"r\"") != std::string::npos;
+  }
+  EXPECT_LT(max_step, static_cast<int>(kMscclMaxSteps));
+  EXPECT_EQ(sends, static_cast<int>(r.schedule.transfer_count()));
+  EXPECT_EQ(receives, sends);
+  // Reductions receive with recv-reduce-copy and wait on every partial (extra ones through nop steps).
+  const std::string rs = msccl_xml(synthesize(t, options(CollectiveKind::AllReduce, Bytes::mib(8), 1)), "ar");
+  EXPECT_NE(rs.find("type=\"rrc\""), std::string::npos);
+  EXPECT_THROW(msccl_xml(synthesize(switch_star(4, kLink), options(CollectiveKind::AllGather, Bytes::mib(8))), "x"),
+               Error);
+}
+
+// ---- TACOS inputs ----
+
+std::map<std::string, std::vector<std::string>> read_csv(const std::string& path) {
+  std::map<std::string, std::vector<std::string>> rows;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields;
+    std::stringstream s(line);
+    for (std::string f; std::getline(s, f, ',');)
+      fields.push_back(f);
+    if (!fields.empty())
+      rows[fields[0]] = fields;
+  }
+  return rows;
+}
+
+TEST(Synth, QualityFloorsOnTheSmallTacosInputs) {
+  const std::string dir = CHORUS_REFERENCE_DIR;
+  if (!std::filesystem::exists(dir + "/tacos-results-table.csv"))
+    GTEST_SKIP() << "no reference data at " << dir;
+  auto tacos = read_csv(dir + "/tacos-results-table.csv");
+  auto bounds = read_csv(dir + "/tacos-bounds.csv");
+  for (const char* label :
+       {"ring_16", "uniring_16", "mesh2d_4x4", "torus2d_4x4", "torus3d_4x2x2", "hypercube_d4", "fc_16", "hetmesh2d_4x4",
+        "asymtorus2d_4x4", "dgxlike_2x8", "mesh2d_8x8", "torus2d_8x8", "hetmesh2d_8x8", "asymtorus2d_8x8"}) {
+    const Topology t = load_edge_list(dir + "/tacos-inputs/" + label + ".txt");
+    const SynthResult r = synthesize_checked(t, options(CollectiveKind::AllGather, Bytes::gib(1)));
+    const double us = r.time.microseconds();
+    EXPECT_LE(us, std::stod(tacos[label][5]) + 1e-6) << label << ": above TACOS";
+    EXPECT_LE(us, 1.05 * std::stod(bounds[label][7])) << label << ": above 1.05 x the cut bound";
+  }
+}
+
+// ---- CLI ----
+
+std::string run(const std::string& args, int& status) {
+  const std::string command = std::string(CHORUS_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
+    out.append(buffer, n);
+  status = WEXITSTATUS(::pclose(pipe));
+  return out;
+}
+
+TEST(SynthCli, JsonHasTheScriptKeys) {
+  int status = 0;
+  const std::string out =
+      run("synth --topology torus2d:4x4 --bandwidth 50GiB/s --latency 0.5us --collective all_reduce --size 64MiB "
+          "--chunks auto --seed 1 --json --verify",
+          status);
+  EXPECT_EQ(status, 0) << out;
+  for (const char* key :
+       {"\"time_ns\"", "\"bound_ns\"", "\"synthesis_s\"", "\"transfers\"", "\"chunks_per_npu\"", "\"verified\":true"})
+    EXPECT_NE(out.find(key), std::string::npos) << key << " in " << out;
+}
+
+TEST(SynthCli, CollectiveSynthPrintsEstimateAndSimulation) {
+  int status = 0;
+  const std::string out =
+      run("collective --topology mesh2d:3x3 --bandwidth 50GiB/s --latency 0.5us --collective all_gather --size 9MiB "
+          "--algorithm synth --model aware",
+          status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("synthesizer estimate"), std::string::npos) << out;
+}
+
+TEST(SynthCli, BadInputIsOneLineAndStatusTwo) {
+  for (const char* args :
+       {"--topology ring:8 --npus 0-9", "--topology ring:8 --fail-links 0-1,4-5", "--topology ring:8 --fail-links 0-3",
+        "--topology ring:8 --chunks 0", "--topology ring:8 --chakra traces/"}) {
+    int status = 0;
+    const std::string out =
+        run(std::string("synth ") + args + " --bandwidth 50GiB/s --latency 0.5us --collective all_gather --size 1MiB",
+            status);
+    EXPECT_EQ(status, 2) << args << ": " << out;
+    EXPECT_EQ(out.rfind("error: ", 0), 0u) << args << ": " << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << ": " << out;
+  }
+}
+
+}  // namespace
+}  // namespace chorus
