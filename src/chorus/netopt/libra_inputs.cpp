@@ -1,11 +1,7 @@
 // LIBRA input readers (see libra_inputs.hpp). YAML through yaml-cpp; the workload is whitespace text.
 #include "chorus/netopt/libra_inputs.hpp"
 
-#include <cerrno>
-#include <charconv>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -14,6 +10,7 @@
 
 #include "chorus/core/error.hpp"
 #include "chorus/core/strict_number.hpp"
+#include "chorus/io/text_file.hpp"
 
 namespace chorus::netopt {
 
@@ -26,25 +23,11 @@ uint64_t NetworkShape::npu_count() const {
 
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw Error(path, "file", fmt::format("cannot open: {}", std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 YAML::Node parse_yaml(const std::string& path) {
-  const std::string text = read_text(path);
-  try {
-    YAML::Node root = YAML::Load(text);
-    if (!root.IsMap())
-      throw Error(path, "", "expected a mapping at the top level");
-    return root;
-  } catch (const YAML::ParserException& e) {
-    throw Error(path, fmt::format("line {}", e.mark.line + 1), fmt::format("yaml syntax error: {}", e.msg));
-  }
+  YAML::Node root = load_yaml_file(path);
+  if (!root.IsMap())
+    throw Error(path, "", "expected a mapping at the top level");
+  return root;
 }
 
 void check_keys(const std::string& path, const YAML::Node& map, const std::set<std::string>& allowed,
@@ -188,7 +171,7 @@ double parse_compute(const std::string& text, const std::string& path, const std
 }  // namespace
 
 Workload load_workload(const std::string& path) {
-  std::istringstream in(read_text(path));
+  std::istringstream in(read_text_file(path));
   Workload workload;
   std::string line;
   size_t line_no = 0;

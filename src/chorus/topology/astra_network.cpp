@@ -4,13 +4,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <charconv>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -19,23 +14,13 @@
 
 #include "chorus/core/error.hpp"
 #include "chorus/core/strict_number.hpp"
+#include "chorus/io/text_file.hpp"
 #include "chorus/topology/generators.hpp"
 
 namespace chorus {
 
 namespace {
 
-YAML::Node parse_yaml(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw Error(path, "file", fmt::format("cannot open: {}", std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return YAML::Load(text.str());
-  } catch (const YAML::ParserException& e) {
-    throw Error(path, fmt::format("line {}", e.mark.line + 1), fmt::format("yaml syntax error: {}", e.msg));
-  }
 }
 
 void check_keys(const std::string& path, const YAML::Node& root) {
@@ -147,7 +132,7 @@ std::vector<Dimension> read_dimensions(const std::string& path, const YAML::Node
 }  // namespace
 
 Topology load_astra_network(const std::string& path) {
-  const YAML::Node root = parse_yaml(path);
+  const YAML::Node root = load_yaml_file(path);
   check_keys(path, root);
   std::vector<Dimension> dimensions = read_dimensions(path, root);
   return compose(std::move(dimensions), std::filesystem::path(path).stem().string());
