@@ -52,7 +52,7 @@ void add_options(CLI::App& cmd, SimOptions& o) {
   cmd.add_option("--comm-groups,--comm-group-configuration", o.comm_groups,
                  "communicator groups JSON {\"<pg_name>\": [npu, ...]}");
   cmd.add_option("--model", o.model, "network model: unaware (default) | aware | flow");
-  cmd.add_option("--out", o.out, "write summary.json, collectives.csv and timeline.json here");
+  cmd.add_option("--out", o.out, "write summary.json, collectives.csv, timeline.json and (aware, flow) links.csv here");
   cmd.add_flag("--no-resource-limits", o.no_resource_limits,
                "let any number of compute and communication nodes run at once on an NPU");
   cmd.add_flag("--no-timeline", o.no_timeline, "do not record or write timeline.json");
@@ -79,6 +79,7 @@ void run(const SimOptions& o) {
   options.resource_limits = !o.no_resource_limits;
   options.record_timeline = !o.no_timeline && !o.out.empty();
   options.lower_bounds = !o.no_bounds;
+  options.link_stats = !o.out.empty();  // links.csv (aware and flow only)
 
   const auto started = std::chrono::steady_clock::now();
   const Workload workload = load_workload(o.workload, o.comm_groups);
@@ -91,7 +92,7 @@ void run(const SimOptions& o) {
     std::exit(3);  // main() maps exceptions to status 2; a deadlock is a different outcome for scripts
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const ReportContext context{workload, report, to_string(*model), topology.name(), wall_s};
+  const ReportContext context{workload, report, to_string(*model), topology.name(), wall_s, &topology};
   if (!o.out.empty())
     write_reports(o.out, context);
   if (o.json) {

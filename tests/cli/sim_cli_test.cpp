@@ -189,15 +189,45 @@ TEST(SimCli, GeneratedLlmWithAllThreeParallelismsRunsUnderEveryModel) {
                "--microbatches", "3", "--sequence-parallel", "--out", (dir / "traces").string()});
   ASSERT_EQ(gen.status, 0) << gen.out;
   for (const std::string model : {"unaware", "aware", "flow"}) {
-    const CliRun sim = run_cli({"sim", "--workload", (dir / "traces").string(), "--comm-groups",
-                                (dir / "traces" / "comm_groups.json").string(), "--topology", "dims:switch2,switch4",
-                                "--bandwidth", "100GB/s,10GB/s", "--latency", "1us", "--model", model, "--json"});
+    const fs::path out = dir / ("out_" + model);
+    const CliRun sim =
+        run_cli({"sim", "--workload", (dir / "traces").string(), "--comm-groups",
+                 (dir / "traces" / "comm_groups.json").string(), "--topology", "dims:switch2,switch4", "--bandwidth",
+                 "100GB/s,10GB/s", "--latency", "1us", "--model", model, "--json", "--out", out.string()});
     ASSERT_EQ(sim.status, 0) << model << ": " << sim.out;
     const nlohmann::json summary = nlohmann::json::parse(sim.out);
     EXPECT_EQ(summary["npus"].get<int>(), 8);
     EXPECT_EQ(summary["collective_count"].get<int>(), 100) << model;
     EXPECT_GT(summary["finish_ns"].get<double>(), 0.0);
+    EXPECT_EQ(fs::exists(out / "links.csv"), model != "unaware") << model;
   }
+  // links.csv under flow: NPU 0's link to its dimension-0 switch (the one NPU 1 also reaches) carries only TP
+  // traffic. Per half: the All-Gather sends NPU 0's 2048-byte shard, the Reduce-Scatter 4096 / 2 bytes; 2 halves x
+  // 2 passes x 3 microbatches: 12 x 4096 = 49152 bytes. (Its DP group {0, 2} and its pipeline peer 4 are in
+  // dimension 1.)
+  std::ifstream csv(dir / "out_flow" / "links.csv");
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "link,src,dst,bandwidth_GBps,latency_ns,bytes,busy_ns,utilization,peak_flows");
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    std::stringstream cells_in(line);
+    for (std::string cell; std::getline(cells_in, cell, ',');)
+      cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  auto has_link = [&](const std::string& src, const std::string& dst) {
+    return std::any_of(rows.begin(), rows.end(), [&](const auto& r) { return r[1] == src && r[2] == dst; });
+  };
+  int checked = 0;
+  for (const auto& r : rows) {
+    if (r[1] != "0" || !has_link("1", r[2]))
+      continue;
+    EXPECT_EQ(r[5], "49152") << line;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 1);
 }
 
 TEST(SimCli, ConvertPrintsJson) {

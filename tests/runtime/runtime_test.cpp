@@ -234,5 +234,77 @@ TEST(RuntimeBadInput, RankCountDiffersFromNetwork) {
   EXPECT_NE(error_of(b, fully_connected(4, kLink)).find("4 NPUs"), std::string::npos);
 }
 
+// ---- per-link statistics (links.csv) ------------------------------------------------------------------------
+
+RunReport simulate_with_links(const WorkloadBuilder& b, const Topology& topology, NetworkModelKind model,
+                              const std::string& groups = "") {
+  const Workload w = load_workload(b.write(), groups);
+  RuntimeOptions options;
+  options.model = model;
+  options.lower_bounds = false;
+  options.link_stats = true;
+  return run_workload(w, topology, options);
+}
+
+// The id of the link from node `src` to node `dst`.
+uint32_t link_between(const Topology& t, uint32_t src, uint32_t dst) {
+  for (uint32_t l = 0; l < t.link_count(); ++l) {
+    if (t.link_src(LinkId{l}).value == src && t.link_dst(LinkId{l}).value == dst)
+      return l;
+  }
+  ADD_FAILURE() << "no link " << src << " -> " << dst;
+  return 0;
+}
+
+TEST(RuntimeLinks, MessageAddsItsBytesAndTransmissionTime) {
+  WorkloadBuilder b("links_p2p", 2);
+  b.send(0, 1, 1, 1000, 0);
+  b.recv(1, 1, 0, 1000, 0);
+  const Topology t = fully_connected(2, kLink);
+  const RunReport r = simulate_with_links(b, t, NetworkModelKind::Flow);
+  ASSERT_TRUE(r.links.has_value());
+  const uint32_t forward = link_between(t, 0, 1);
+  EXPECT_EQ(r.links->bytes[forward], 1000.0);
+  EXPECT_EQ(r.links->busy[forward], Time::us(1));  // 1000 B at 1 GB/s
+  EXPECT_EQ(r.links->bytes[link_between(t, 1, 0)], 0.0);
+  EXPECT_FALSE(simulate_with_links(b, t, NetworkModelKind::Unaware).links.has_value());
+}
+
+TEST(RuntimeLinks, WholeNetworkCollectiveUsesTheModelsStatistics) {
+  // Ring All-Reduce of 2000 B on 2 NPUs: a 1000-byte Reduce-Scatter step and a 1000-byte All-Gather step in each
+  // direction, 1 us of transmission each. Twice: 4000 B and 4 us per direction.
+  WorkloadBuilder b("links_whole", 2);
+  for (uint32_t npu = 0; npu < 2; ++npu) {
+    b.coll(npu, 1, CommType::AllReduce, 2000);
+    b.coll(npu, 2, CommType::AllReduce, 2000, {1});
+  }
+  const Topology t = fully_connected(2, kLink);
+  for (const NetworkModelKind model : {NetworkModelKind::Aware, NetworkModelKind::Flow}) {
+    const RunReport r = simulate_with_links(b, t, model);
+    for (const uint32_t l : {link_between(t, 0, 1), link_between(t, 1, 0)}) {
+      EXPECT_EQ(r.links->bytes[l], 4000.0);
+      EXPECT_EQ(r.links->busy[l], Time::us(4));
+      EXPECT_EQ(r.links->peak_flows[l], 1u);
+    }
+  }
+}
+
+TEST(RuntimeLinks, SubgroupRingIsChargedToThePhysicalRoute) {
+  // Group {0, 2} on a 4-NPU switch: its 2-member ring All-Reduce of 2000 B sends 2000 B each way, over NPU 0's and
+  // NPU 2's links to and from the switch (node 4); NPUs 1 and 3 carry nothing.
+  WorkloadBuilder b("links_subgroup", 4);
+  b.coll(0, 1, CommType::AllReduce, 2000, {}, "g");
+  b.coll(2, 1, CommType::AllReduce, 2000, {}, "g");
+  b.comp(1, 1, 1);
+  b.comp(3, 1, 1);
+  const std::string groups = b.file("groups.json", R"({"g": [0, 2]})");
+  const Topology t = switch_star(4, kLink);
+  const RunReport r = simulate_with_links(b, t, NetworkModelKind::Flow, groups);
+  for (const auto& [src, dst] : {std::pair{0u, 4u}, std::pair{4u, 2u}, std::pair{2u, 4u}, std::pair{4u, 0u}})
+    EXPECT_EQ(r.links->bytes[link_between(t, src, dst)], 2000.0) << src << " -> " << dst;
+  for (const auto& [src, dst] : {std::pair{1u, 4u}, std::pair{4u, 1u}, std::pair{3u, 4u}, std::pair{4u, 3u}})
+    EXPECT_EQ(r.links->bytes[link_between(t, src, dst)], 0.0) << src << " -> " << dst;
+}
+
 }  // namespace
 }  // namespace chorus

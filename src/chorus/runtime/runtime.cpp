@@ -15,6 +15,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/network/message_cost.hpp"
 #include "chorus/runtime/collective_timer.hpp"
+#include "chorus/runtime/link_usage.hpp"
 
 namespace chorus {
 
@@ -149,10 +150,12 @@ class Runtime {
       : workload_(workload),
         topology_(topology),
         options_(options),
-        timer_(topology, CollectiveTimerOptions{options.model, options.system, options.lower_bounds}),
+        timer_(topology, CollectiveTimerOptions{options.model, options.system, options.lower_bounds, wants_links()}),
         p2p_(point_to_point_cost(topology, options.system != nullptr)),
         memory_(options.memory) {
     check_inputs();
+    if (wants_links())
+      links_.emplace(topology);
     executors_.resize(workload.npus.size());
     for (uint32_t npu = 0; npu < executors_.size(); ++npu)
       init_executor(npu);
@@ -173,10 +176,14 @@ class Runtime {
         throw DeadlockError(deadlock_report());
     }
     summarise();
+    if (links_)
+      report_.links = links_->stats();
     return std::move(report_);
   }
 
  private:
+  bool wants_links() const { return options_.link_stats && options_.model != NetworkModelKind::Unaware; }
+
   void check_inputs() const {
     if (workload_.npus.size() != topology_.npu_count()) {
       throw Error(
@@ -352,6 +359,8 @@ class Runtime {
       r.algorithm = t.algorithm;
       r.nccl_size = t.nccl_size.count();
       r.lower_bound = t.lower_bound.value_or(Time::zero());
+      if (links_)
+        links_->add_collective(group.npus, t);
     } else {
       r.algorithm = "barrier";
     }
@@ -378,6 +387,8 @@ class Runtime {
     const WorkloadNode& n = workload_.npus[npu].nodes[node];
     const auto dst = static_cast<uint32_t>(n.peer);
     const Time arrival = now_ + p2p_->delay(NodeId{npu}, NodeId{dst}, Bytes(n.bytes));
+    if (links_)
+      links_->add_message(npu, dst, Bytes(n.bytes));
     schedule(npu, node, arrival);
     Channel& ch = channels_[channel_key(npu, dst, n.tag)];
     if (!ch.posted.empty()) {
@@ -474,6 +485,7 @@ class Runtime {
   CollectiveTimer timer_;
   std::unique_ptr<MessageCost> p2p_;
   RemoteMemory memory_;
+  std::optional<LinkUsage> links_;
   std::vector<Executor> executors_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::unordered_map<uint64_t, CollectiveInstance> collectives_;

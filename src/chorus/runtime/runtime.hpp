@@ -16,16 +16,19 @@
 //   of its issue and the arrival.
 // - MEM_LOAD/STORE: the remote-memory model (remote_memory.hpp).
 // If the event queue empties while nodes remain, run_workload throws DeadlockError with a per-NPU report.
+// With link_stats under aware or flow, RunReport::links holds the per-link load of the whole run (link_usage.hpp).
 //
 //   RunReport r = run_workload(workload, topology, options);
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "chorus/astra/system_config.hpp"
+#include "chorus/network/link_stats.hpp"
 #include "chorus/runtime/remote_memory.hpp"
 #include "chorus/sim/collective_run.hpp"
 #include "chorus/topology/topology.hpp"
@@ -40,6 +43,7 @@ struct RuntimeOptions {
   bool resource_limits = true;
   bool record_timeline = true;
   bool lower_bounds = true;
+  bool link_stats = false;  // accumulate per-link statistics (aware and flow models; link_usage.hpp)
 };
 
 struct NpuReport {
@@ -79,6 +83,7 @@ struct RunReport {
   std::vector<NpuReport> npus;
   std::vector<CollectiveReport> collectives;
   std::vector<TimelineEvent> timeline;
+  std::optional<LinkStats> links;  // with RuntimeOptions::link_stats under aware or flow
   uint64_t events = 0;
 };
 
