@@ -32,6 +32,7 @@ struct SimOptions {
   std::string model = "unaware";
   std::string out;
   bool no_resource_limits = false;
+  bool contention = false;
   bool no_timeline = false;
   bool no_bounds = false;
   bool json = false;
@@ -55,6 +56,8 @@ void add_options(CLI::App& cmd, SimOptions& o) {
   cmd.add_option("--out", o.out, "write summary.json, collectives.csv, timeline.json and (aware, flow) links.csv here");
   cmd.add_flag("--no-resource-limits", o.no_resource_limits,
                "let any number of compute and communication nodes run at once on an NPU");
+  cmd.add_flag("--contention", o.contention,
+               "with --model flow: overlapping collectives share the links they have in common");
   cmd.add_flag("--no-timeline", o.no_timeline, "do not record or write timeline.json");
   cmd.add_flag("--no-bounds", o.no_bounds, "skip the per-collective lower bounds");
   cmd.add_flag("--json", o.json, "print summary.json on stdout instead of the table");
@@ -68,6 +71,8 @@ void run(const SimOptions& o) {
   const auto model = parse_network_model(o.model);
   if (!model)
     throw Error("", "--model", fmt::format("unknown network model '{}'; expected unaware, aware or flow", o.model));
+  if (o.contention && *model != NetworkModelKind::Flow)
+    throw Error("", "--contention", fmt::format("needs --model flow (got {})", o.model));
   const Topology topology = make_topology(o.topology);
   std::optional<AstraSystemConfig> system;
   if (!o.system.empty())
@@ -80,6 +85,7 @@ void run(const SimOptions& o) {
   options.record_timeline = !o.no_timeline && !o.out.empty();
   options.lower_bounds = !o.no_bounds;
   options.link_stats = !o.out.empty();  // links.csv (aware and flow only)
+  options.contention = o.contention;
 
   const auto started = std::chrono::steady_clock::now();
   const Workload workload = load_workload(o.workload, o.comm_groups);

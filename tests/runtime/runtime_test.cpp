@@ -306,5 +306,82 @@ TEST(RuntimeLinks, SubgroupRingIsChargedToThePhysicalRoute) {
     EXPECT_EQ(r.links->bytes[link_between(t, src, dst)], 0.0) << src << " -> " << dst;
 }
 
+// ---- contention between concurrent collectives (flow, --contention) -------------------------------------------
+
+RunReport simulate_flow(const WorkloadBuilder& b, const Topology& topology, const std::string& groups,
+                        bool contention) {
+  const Workload w = load_workload(b.write(), groups);
+  RuntimeOptions options;
+  options.model = NetworkModelKind::Flow;
+  options.lower_bounds = false;
+  options.contention = contention;
+  return run_workload(w, topology, options);
+}
+
+// Groups {0, 2} and {1, 3} on a 4-NPU unidirectional ring (0 -> 1 -> 2 -> 3 -> 0, 1 GB/s, 1 us): each member's
+// ring hop crosses two links, and every link carries one hop of each group. A 2 MB All-Reduce on 2 members sends
+// 1 MB + 1 MB per hop, so every link must carry 2 MB for each group.
+WorkloadBuilder two_groups_on_uniring(const std::string& name) {
+  WorkloadBuilder b(name, 4);
+  for (uint32_t npu = 0; npu < 4; ++npu)
+    b.coll(npu, 1, CommType::AllReduce, 2'000'000, {}, npu % 2 == 0 ? "a" : "b");
+  return b;
+}
+
+TEST(RuntimeContention, OverlappingCollectivesShareTheirLinks) {
+  const WorkloadBuilder b = two_groups_on_uniring("contention_shared");
+  const std::string groups = b.file("groups.json", R"({"a": [0, 2], "b": [1, 3]})");
+  const Topology t = uniring(4, kLink);
+  // Together: every link carries 4 MB at 1 GB/s, so both collectives take 4 ms (their isolated time, about
+  // 2 x (2 us + 1 ms), is shorter, so the links are the bottleneck).
+  const RunReport shared = simulate_flow(b, t, groups, true);
+  ASSERT_EQ(shared.collectives.size(), 2u);
+  for (const CollectiveReport& c : shared.collectives)
+    EXPECT_NEAR(c.end.nanoseconds(), 4e6, 1) << c.group;
+  EXPECT_NEAR(shared.finish.nanoseconds(), 4e6, 1);
+  // Alone, each is a 2-member ring: 2 steps of 1 MB over a 2-hop route, 2 us + 1 ms each: T = 2.004 ms.
+  const RunReport isolated = simulate_flow(b, t, groups, false);
+  EXPECT_EQ(isolated.finish, Time::us(2004));
+}
+
+TEST(RuntimeContention, ACollectiveAloneOrOnDisjointLinksKeepsItsIsolatedTime) {
+  // Groups {0, 1} and {2, 3} on a switch use disjoint links; and one group alone has nothing to share with.
+  WorkloadBuilder b("contention_disjoint", 4);
+  for (uint32_t npu = 0; npu < 4; ++npu)
+    b.coll(npu, 1, CommType::AllReduce, 2'000'000, {}, npu < 2 ? "a" : "b");
+  const std::string groups = b.file("groups.json", R"({"a": [0, 1], "b": [2, 3]})");
+  const Topology t = switch_star(4, kLink);
+  const RunReport with = simulate_flow(b, t, groups, true);
+  const RunReport without = simulate_flow(b, t, groups, false);
+  ASSERT_EQ(with.collectives.size(), 2u);
+  for (size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(with.collectives[i].end, without.collectives[i].end);
+}
+
+TEST(RuntimeContention, LaterCollectiveSlowsTheEarlierOneOnlyWhileTheyOverlap) {
+  // As above, but group b starts 1 ms late (after a 1000 us compute node). Each group needs 2 MB / T of every
+  // link on average (T = 2.004 ms). a runs alone at full speed for 1 ms; then the two want 4 MB / T > 1 GB/s, so
+  // each progresses at x = 1e9 * T / 4e6 = 0.501 of its isolated speed. a's remaining 1.004 ms of isolated
+  // time take 1.004 / 0.501 ms: a ends at 1 + 2.003992016 ms. By then b has done as much (1.004 ms) and runs
+  // its last 1 ms alone: it ends at 4.003992016 ms.
+  WorkloadBuilder b("contention_late", 4);
+  for (uint32_t npu = 0; npu < 4; ++npu) {
+    if (npu % 2 == 1) {
+      b.comp(npu, 1, 1000);
+      b.coll(npu, 2, CommType::AllReduce, 2'000'000, {1}, "b");
+    } else {
+      b.coll(npu, 1, CommType::AllReduce, 2'000'000, {}, "a");
+    }
+  }
+  const std::string groups = b.file("groups.json", R"({"a": [0, 2], "b": [1, 3]})");
+  const RunReport r = simulate_flow(b, uniring(4, kLink), groups, true);
+  ASSERT_EQ(r.collectives.size(), 2u);
+  const CollectiveReport& a = r.collectives[0];  // started first
+  const CollectiveReport& late = r.collectives[1];
+  EXPECT_EQ(late.start, Time::us(1000));
+  EXPECT_NEAR(a.end.nanoseconds(), 1e6 + 1.004e6 / 0.501, 1);
+  EXPECT_NEAR(late.end.nanoseconds(), 2e6 + 1.004e6 / 0.501, 1);
+}
+
 }  // namespace
 }  // namespace chorus

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "chorus/network/link_stats.hpp"
@@ -34,10 +35,15 @@ class LinkUsage {
   // `members`: the group in the order it was timed; `timed` must carry link statistics (else nothing is added).
   void add_collective(const std::vector<uint32_t>& members, const TimedCollective& timed);
   void add_message(uint32_t src, uint32_t dst, Bytes bytes);
+  // The bytes the collective puts on each physical link, (link, bytes), without adding them to the totals.
+  std::vector<std::pair<uint32_t, double>> link_bytes(const std::vector<uint32_t>& members,
+                                                      const TimedCollective& timed);
   const LinkStats& stats() const { return stats_; }
 
  private:
   const std::vector<LinkId>& route(uint32_t src, uint32_t dst);
+  void gather(const std::vector<uint32_t>& members, const TimedCollective& timed);  // into scratch_ and touched_
+  void clear_scratch();
 
   const Topology& topology_;
   Router router_;
