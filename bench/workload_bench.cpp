@@ -5,7 +5,8 @@
 //   dependent All-Reduce on its group of 8, plus a ring of sends/receives), loaded and run; events/s;
 // - WorkloadGpt3: the issue #4 floor, a generated GPT-3 175B iteration on 1,024 NPUs (DP 8, TP 8, PP 16, 1F1B,
 //   16 microbatches) on examples/networks/rail_3d_1024.yml with examples/systems/llm_a100.json, loaded and run
-//   under `unaware` (arg 0) and `flow` (arg 1); the traces are generated once, outside the timing.
+//   under `unaware` (arg 0), `flow` (arg 1) and `flow` with --contention (arg 2); the traces are generated once,
+//   outside the timing.
 #include <filesystem>
 #include <string>
 
@@ -166,6 +167,7 @@ BENCHMARK(WorkloadRuntime)->Arg(256)->Unit(benchmark::kMillisecond);
 
 void WorkloadGpt3(benchmark::State& state) {
   const NetworkModelKind model = state.range(0) == 0 ? NetworkModelKind::Unaware : NetworkModelKind::Flow;
+  const bool contention = state.range(0) == 2;
   LlmTrainingSpec spec;
   spec.model = *llm_model_preset("gpt3-175b");
   spec.dp = 8;
@@ -181,6 +183,7 @@ void WorkloadGpt3(benchmark::State& state) {
   options.model = model;
   options.system = &system;
   options.record_timeline = false;
+  options.contention = contention;
   uint64_t events = 0;
   uint64_t nodes = 0;
   for (auto _ : state) {
@@ -193,7 +196,7 @@ void WorkloadGpt3(benchmark::State& state) {
   state.counters["nodes"] = static_cast<double>(nodes);
   state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
-BENCHMARK(WorkloadGpt3)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(WorkloadGpt3)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 }  // namespace chorus

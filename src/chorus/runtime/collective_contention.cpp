@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace chorus {
 
 CollectiveContention::CollectiveContention(const Topology& topology)
-    : capacity_(topology.link_count()), users_(topology.link_count()), seen_link_(topology.link_count(), 0) {
+    : capacity_(topology.link_count()),
+      users_(topology.link_count()),
+      seen_link_(topology.link_count(), 0),
+      used_(topology.link_count(), 0),
+      want_(topology.link_count(), 0) {
   for (uint32_t l = 0; l < topology.link_count(); ++l)
     capacity_[l] = topology.link_bandwidth(LinkId{l}).bytes_per_second();
 }
@@ -115,58 +118,54 @@ void CollectiveContention::advance(Time now) {
 }
 
 // Progressive filling: raise every unfrozen collective's fraction together until a link is full (or 1 is
-// reached), freeze the collectives on that link, repeat.
+// reached), freeze the collectives on that link, repeat. used_ and want_ are per-link scratch, zero outside.
 void CollectiveContention::share() {
   std::vector<uint32_t> unfrozen = group_;
-  std::vector<std::pair<uint32_t, double>> used;  // (link, capacity used by frozen collectives)
-  auto used_on = [&](uint32_t link) -> double& {
-    for (auto& [l, u] : used) {
-      if (l == link)
-        return u;
-    }
-    return used.emplace_back(link, 0.0).second;
-  };
+  std::vector<uint32_t> touched;
+  for (const uint32_t c : group_) {
+    for (const auto& [link, demand] : active_[c].demand)
+      touched.push_back(link);
+  }
   while (!unfrozen.empty()) {
+    for (const uint32_t c : unfrozen) {
+      for (const auto& [link, demand] : active_[c].demand)
+        want_[link] += demand;
+    }
     double level = 1;
     int64_t bottleneck = -1;
-    // Demand of the unfrozen collectives per link, and the level at which each link fills.
-    std::vector<std::pair<uint32_t, double>> want;
     for (const uint32_t c : unfrozen) {
       for (const auto& [link, demand] : active_[c].demand) {
-        auto it = std::find_if(want.begin(), want.end(), [&](const auto& w) { return w.first == link; });
-        if (it == want.end()) {
-          want.emplace_back(link, demand);
-        } else {
-          it->second += demand;
+        const double fill = (capacity_[link] - used_[link]) / want_[link];
+        if (fill < level * (1 - 1e-12)) {
+          level = std::max(fill, 0.0);
+          bottleneck = link;
         }
       }
     }
-    for (const auto& [link, demand] : want) {
-      const double fill = (capacity_[link] - used_on(link)) / demand;
-      if (fill < level * (1 - 1e-12)) {
-        level = std::max(fill, 0.0);
-        bottleneck = link;
-      }
+    for (const uint32_t c : unfrozen) {
+      for (const auto& [link, demand] : active_[c].demand)
+        want_[link] = 0;
     }
-    if (bottleneck < 0) {  // no link is full below the isolated speed
+    if (bottleneck < 0) {  // no link fills below the isolated speed
       for (const uint32_t c : unfrozen)
         active_[c].rate = 1;
-      return;
+      break;
     }
     std::vector<uint32_t> rest;
     for (const uint32_t c : unfrozen) {
       const auto& d = active_[c].demand;
-      const bool on_bottleneck = std::any_of(d.begin(), d.end(), [&](const auto& p) { return p.first == bottleneck; });
-      if (!on_bottleneck) {
+      if (std::none_of(d.begin(), d.end(), [&](const auto& p) { return p.first == bottleneck; })) {
         rest.push_back(c);
         continue;
       }
       active_[c].rate = std::max(level, 1e-9);  // a full link still lets every collective crawl
       for (const auto& [link, demand] : d)
-        used_on(link) += demand * active_[c].rate;
+        used_[link] += demand * active_[c].rate;
     }
     unfrozen = std::move(rest);
   }
+  for (const uint32_t link : touched)
+    used_[link] = 0;
 }
 
 void CollectiveContention::publish(Time now, const std::vector<double>& old_rates, int64_t fresh) {

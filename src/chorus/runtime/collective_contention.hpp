@@ -64,6 +64,8 @@ class CollectiveContention {
   std::vector<uint32_t> group_;  // the component being recomputed
   std::vector<uint32_t> seen_collective_;
   std::vector<uint32_t> seen_link_;
+  std::vector<double> used_;  // per link: capacity taken by frozen collectives (scratch of share())
+  std::vector<double> want_;  // per link: demand of the unfrozen ones (scratch of share())
   uint32_t stamp_ = 0;
   std::vector<EndChange> changes_;
 };
