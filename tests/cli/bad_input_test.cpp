@@ -514,10 +514,10 @@ TEST_F(BadLlm, ZeroPeakPerf) {
 
 TEST_F(BadInput, SimContentionNeedsFlow) {
   const std::string traces = (dir_ / "traces").string();
-  ASSERT_EQ(run({"generate", "microbench", "--collective", "all_reduce", "--npus", "8", "--size", "1MiB", "--out",
-                 traces})
-                .status,
-            0);
+  ASSERT_EQ(
+      run({"generate", "microbench", "--collective", "all_reduce", "--npus", "8", "--size", "1MiB", "--out", traces})
+          .status,
+      0);
   expect_input_error(run(concat({"sim", "--workload", traces, "--model", "aware", "--contention"}, kRing8)),
                      {"--contention", "flow"});
 }
