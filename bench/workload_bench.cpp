@@ -2,16 +2,23 @@
 // - WorkloadReadTrace: reading one Chakra .et file of 1,048,576 nodes (COMP and COMM nodes with dependencies and
 //   attributes, as a real rank file carries), plain and gzipped; nodes/s is the floor's metric (>= 1M/s);
 // - WorkloadRuntime: a 256-NPU data-parallel step (per NPU: 64 layers of compute, each followed by a
-//   dependent All-Reduce on its group of 8, plus a ring of sends/receives), loaded and run; events/s.
+//   dependent All-Reduce on its group of 8, plus a ring of sends/receives), loaded and run; events/s;
+// - WorkloadGpt3: the issue #4 floor, a generated GPT-3 175B iteration on 1,024 NPUs (DP 8, TP 8, PP 16, 1F1B,
+//   16 microbatches) on examples/networks/rail_3d_1024.yml with examples/systems/llm_a100.json, loaded and run
+//   under `unaware` (arg 0), `flow` (arg 1) and `flow` with --contention (arg 2); the traces are generated once,
+//   outside the timing.
 #include <filesystem>
 #include <string>
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include "chorus/astra/system_config.hpp"
 #include "chorus/runtime/runtime.hpp"
+#include "chorus/topology/astra_network.hpp"
 #include "chorus/topology/generators.hpp"
 #include "chorus/workload/chakra/trace.hpp"
+#include "chorus/workload/generators/llm_training.hpp"
 
 namespace chorus {
 namespace {
@@ -157,6 +164,39 @@ void WorkloadRuntime(benchmark::State& state) {
   state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 BENCHMARK(WorkloadRuntime)->Arg(256)->Unit(benchmark::kMillisecond);
+
+void WorkloadGpt3(benchmark::State& state) {
+  const NetworkModelKind model = state.range(0) == 0 ? NetworkModelKind::Unaware : NetworkModelKind::Flow;
+  const bool contention = state.range(0) == 2;
+  LlmTrainingSpec spec;
+  spec.model = *llm_model_preset("gpt3-175b");
+  spec.dp = 8;
+  spec.tp = 8;
+  spec.pp = 16;
+  spec.microbatches = 16;
+  const std::string dir = (bench_dir() / "gpt3_1024").string();
+  const std::string prefix = write_llm_training(dir, spec, false);
+  const std::string examples = std::string(CHORUS_SOURCE_DIR) + "/examples";
+  const Topology topology = load_astra_network(examples + "/networks/rail_3d_1024.yml");
+  const AstraSystemConfig system = load_astra_system(examples + "/systems/llm_a100.json");
+  RuntimeOptions options;
+  options.model = model;
+  options.system = &system;
+  options.record_timeline = false;
+  options.contention = contention;
+  uint64_t events = 0;
+  uint64_t nodes = 0;
+  for (auto _ : state) {
+    const Workload w = load_workload(prefix, dir + "/comm_groups.json");
+    const RunReport r = run_workload(w, topology, options);
+    events += r.events;
+    nodes = w.node_count();
+    state.counters["finish_ms"] = r.finish.seconds() * 1e3;
+  }
+  state.counters["nodes"] = static_cast<double>(nodes);
+  state.counters["events/s"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+}
+BENCHMARK(WorkloadGpt3)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 }  // namespace chorus

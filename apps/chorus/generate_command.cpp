@@ -1,13 +1,20 @@
 // `chorus generate`: write workload traces (one Chakra .et file per NPU).
 //
 //   chorus generate microbench --collective all_reduce --npus 64 --size 1MiB --out traces/ar [--gzip]
+//   chorus generate llm --model gpt3-175b --dp 8 --tp 8 --pp 16 [--microbatches 16] [--sequence-parallel]
+//                       --out traces/gpt3
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "chorus/collective/collective.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
+#include "chorus/llm/inputs.hpp"
+#include "chorus/workload/generators/llm_training.hpp"
 #include "chorus/workload/generators/microbench.hpp"
 #include "commands.hpp"
 
@@ -62,12 +69,96 @@ void register_microbench(CLI::App& generate) {
   cmd->callback([o] { run_microbench(*o); });
 }
 
+struct LlmOptions {
+  std::string model;
+  uint32_t dp = 1;
+  uint32_t tp = 1;
+  uint32_t pp = 1;
+  std::optional<uint32_t> microbatches;  // default: pp, the fewest that fill the pipeline
+  uint32_t microbatch_size = 1;
+  bool sequence_parallel = false;
+  bool distributed_optimizer = false;
+  std::string gpu = "a100";
+  std::optional<double> peak_perf;
+  std::optional<double> mem_bw;
+  std::string out;
+  bool gzip = false;
+};
+
+// A preset name, or a Calculon-format application JSON (examples/llm/*.json).
+llm::Application llm_model(const std::string& model) {
+  if (auto preset = llm_model_preset(model))
+    return *preset;
+  if (model.ends_with(".json") || std::filesystem::exists(model))
+    return llm::read_application(model);
+  throw Error("", "--model",
+              fmt::format("unknown model preset '{}'; expected one of {} or a Calculon-format JSON file", model,
+                          fmt::join(llm_model_preset_names(), ", ")));
+}
+
+LlmTrainingSpec llm_spec(const LlmOptions& o) {
+  LlmTrainingSpec spec;
+  spec.model_name = o.model;
+  spec.model = llm_model(o.model);
+  spec.dp = o.dp;
+  spec.tp = o.tp;
+  spec.pp = o.pp;
+  spec.microbatches = o.microbatches.value_or(o.pp);
+  spec.microbatch_size = o.microbatch_size;
+  spec.sequence_parallel = o.sequence_parallel;
+  spec.distributed_optimizer = o.distributed_optimizer;
+  const auto gpu = llm_gpu_preset(o.gpu);
+  if (!gpu)
+    throw Error("", "--gpu", fmt::format("unknown GPU preset '{}'; expected a100 or h100", o.gpu));
+  spec.peak_tflops = o.peak_perf.value_or(gpu->peak_tflops);
+  spec.mem_bw_gbps = o.mem_bw.value_or(gpu->mem_bw_gbps);
+  return spec;
+}
+
+void run_llm(const LlmOptions& o) {
+  const LlmTrainingSpec spec = llm_spec(o);
+  const std::string prefix = write_llm_training(o.out, spec, o.gzip);
+  const uint32_t npus = spec.dp * spec.tp * spec.pp;
+  std::cout << fmt::format("wrote {} rank files {}.<rank>.et and {}/comm_groups.json\n", npus, prefix, o.out);
+  std::cout << fmt::format("{}: dp {} x tp {} x pp {}, {} microbatches of {} sequence(s), 1F1B{}{}\n", o.model, spec.dp,
+                           spec.tp, spec.pp, spec.microbatches, spec.microbatch_size,
+                           spec.sequence_parallel ? ", sequence parallel" : "",
+                           spec.distributed_optimizer ? ", distributed optimizer" : "");
+  std::cout << fmt::format("simulate: chorus sim --workload {} --comm-groups {}/comm_groups.json --network NET.yml\n",
+                           prefix, o.out);
+}
+
+void register_llm(CLI::App& generate) {
+  auto o = std::make_shared<LlmOptions>();
+  CLI::App* cmd =
+      generate.add_subcommand("llm", "a transformer training iteration with DP, TP (Megatron) and PP (1F1B)");
+  cmd->add_option(
+         "--model", o->model,
+         fmt::format("preset ({}) or a Calculon-format application JSON", fmt::join(llm_model_preset_names(), ", ")))
+      ->required();
+  cmd->add_option("--dp", o->dp, "data-parallel degree");
+  cmd->add_option("--tp", o->tp, "tensor-parallel degree (divides attn_heads, kv_heads and feedforward)");
+  cmd->add_option("--pp", o->pp, "pipeline stages (divides num_blocks)");
+  cmd->add_option("--microbatches", o->microbatches, "microbatches per iteration (default: --pp)");
+  cmd->add_option("--microbatch-size", o->microbatch_size, "sequences per microbatch (default 1)");
+  cmd->add_flag("--sequence-parallel", o->sequence_parallel, "TP All-Gather/Reduce-Scatter instead of All-Reduce");
+  cmd->add_flag("--distributed-optimizer", o->distributed_optimizer,
+                "DP Reduce-Scatter of gradients and All-Gather of parameters instead of an All-Reduce");
+  cmd->add_option("--gpu", o->gpu, "roofline preset: a100 (312 TFLOPS, 2039 GB/s, default) or h100 (989, 3350)");
+  cmd->add_option("--peak-perf", o->peak_perf, "peak compute in TFLOPS (overrides --gpu)");
+  cmd->add_option("--mem-bw", o->mem_bw, "memory bandwidth in GB/s (1e9 B/s; overrides --gpu)");
+  cmd->add_option("--out", o->out, "output directory")->required();
+  cmd->add_flag("--gzip", o->gzip, "gzip the .et files");
+  cmd->callback([o] { run_llm(*o); });
+}
+
 }  // namespace
 
 void register_generate_command(CLI::App& app) {
   CLI::App* generate = app.add_subcommand("generate", "generate workload traces (one Chakra .et file per NPU)");
   generate->require_subcommand(1);
   register_microbench(*generate);
+  register_llm(*generate);
 }
 
 }  // namespace chorus::cli

@@ -32,6 +32,7 @@ struct SimOptions {
   std::string model = "unaware";
   std::string out;
   bool no_resource_limits = false;
+  bool contention = false;
   bool no_timeline = false;
   bool no_bounds = false;
   bool json = false;
@@ -52,9 +53,11 @@ void add_options(CLI::App& cmd, SimOptions& o) {
   cmd.add_option("--comm-groups,--comm-group-configuration", o.comm_groups,
                  "communicator groups JSON {\"<pg_name>\": [npu, ...]}");
   cmd.add_option("--model", o.model, "network model: unaware (default) | aware | flow");
-  cmd.add_option("--out", o.out, "write summary.json, collectives.csv and timeline.json here");
+  cmd.add_option("--out", o.out, "write summary.json, collectives.csv, timeline.json and (aware, flow) links.csv here");
   cmd.add_flag("--no-resource-limits", o.no_resource_limits,
                "let any number of compute and communication nodes run at once on an NPU");
+  cmd.add_flag("--contention", o.contention,
+               "with --model flow: overlapping collectives share the links they have in common");
   cmd.add_flag("--no-timeline", o.no_timeline, "do not record or write timeline.json");
   cmd.add_flag("--no-bounds", o.no_bounds, "skip the per-collective lower bounds");
   cmd.add_flag("--json", o.json, "print summary.json on stdout instead of the table");
@@ -68,6 +71,8 @@ void run(const SimOptions& o) {
   const auto model = parse_network_model(o.model);
   if (!model)
     throw Error("", "--model", fmt::format("unknown network model '{}'; expected unaware, aware or flow", o.model));
+  if (o.contention && *model != NetworkModelKind::Flow)
+    throw Error("", "--contention", fmt::format("needs --model flow (got {})", o.model));
   const Topology topology = make_topology(o.topology);
   std::optional<AstraSystemConfig> system;
   if (!o.system.empty())
@@ -79,6 +84,8 @@ void run(const SimOptions& o) {
   options.resource_limits = !o.no_resource_limits;
   options.record_timeline = !o.no_timeline && !o.out.empty();
   options.lower_bounds = !o.no_bounds;
+  options.link_stats = !o.out.empty();  // links.csv (aware and flow only)
+  options.contention = o.contention;
 
   const auto started = std::chrono::steady_clock::now();
   const Workload workload = load_workload(o.workload, o.comm_groups);
@@ -91,7 +98,7 @@ void run(const SimOptions& o) {
     std::exit(3);  // main() maps exceptions to status 2; a deadlock is a different outcome for scripts
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const ReportContext context{workload, report, to_string(*model), topology.name(), wall_s};
+  const ReportContext context{workload, report, to_string(*model), topology.name(), wall_s, &topology};
   if (!o.out.empty())
     write_reports(o.out, context);
   if (o.json) {

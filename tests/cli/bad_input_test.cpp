@@ -479,5 +479,62 @@ TEST_F(BadInput, BoundBadSize) {
   expect_flags_accepted(result);
 }
 
+// ---- generate llm ------------------------------------------------------------------------------------------
+
+class BadLlm : public BadInput {
+ protected:
+  CliRun generate(const std::vector<std::string>& extra) const {
+    return run(concat({"generate", "llm", "--out", (dir_ / "traces").string()}, extra));
+  }
+};
+
+TEST_F(BadLlm, UnknownModelPreset) {
+  expect_input_error(generate({"--model", "gpt5"}), {"--model", "gpt5"});
+}
+
+TEST_F(BadLlm, ModelFileMissingKey) {
+  const std::string model = file("model.json", R"({"hidden": 64, "feedforward": 256, "seq_size": 32,
+      "attn_heads": 4, "attn_size": 16})");
+  expect_input_error(generate({"--model", model}), {"model.json", "num_blocks"});
+}
+
+TEST_F(BadLlm, PipelineDoesNotDivideLayers) {
+  expect_input_error(generate({"--model", "gpt3-175b", "--pp", "7"}), {"--pp", "96"});
+}
+
+TEST_F(BadLlm, TensorParallelDoesNotDivideHeads) {
+  expect_input_error(generate({"--model", "llama2-70b", "--tp", "16"}), {"--tp", "kv_heads 8"});
+}
+
+TEST_F(BadLlm, ZeroDataParallel) {
+  expect_input_error(generate({"--model", "gpt3-175b", "--dp", "0"}), {"--dp"});
+}
+
+TEST_F(BadLlm, ZeroMicrobatches) {
+  expect_input_error(generate({"--model", "gpt3-175b", "--microbatches", "0"}), {"--microbatches"});
+}
+
+TEST_F(BadLlm, ZeroMicrobatchSize) {
+  expect_input_error(generate({"--model", "gpt3-175b", "--microbatch-size", "0"}), {"--microbatch-size"});
+}
+
+TEST_F(BadLlm, UnknownGpu) {
+  expect_input_error(generate({"--model", "gpt3-175b", "--gpu", "tpu"}), {"--gpu", "tpu"});
+}
+
+TEST_F(BadLlm, ZeroPeakPerf) {
+  expect_input_error(generate({"--model", "gpt3-175b", "--peak-perf", "0"}), {"--peak-perf"});
+}
+
+TEST_F(BadInput, SimContentionNeedsFlow) {
+  const std::string traces = (dir_ / "traces").string();
+  ASSERT_EQ(
+      run({"generate", "microbench", "--collective", "all_reduce", "--npus", "8", "--size", "1MiB", "--out", traces})
+          .status,
+      0);
+  expect_input_error(run(concat({"sim", "--workload", traces, "--model", "aware", "--contention"}, kRing8)),
+                     {"--contention", "flow"});
+}
+
 }  // namespace
 }  // namespace chorus

@@ -234,5 +234,154 @@ TEST(RuntimeBadInput, RankCountDiffersFromNetwork) {
   EXPECT_NE(error_of(b, fully_connected(4, kLink)).find("4 NPUs"), std::string::npos);
 }
 
+// ---- per-link statistics (links.csv) ------------------------------------------------------------------------
+
+RunReport simulate_with_links(const WorkloadBuilder& b, const Topology& topology, NetworkModelKind model,
+                              const std::string& groups = "") {
+  const Workload w = load_workload(b.write(), groups);
+  RuntimeOptions options;
+  options.model = model;
+  options.lower_bounds = false;
+  options.link_stats = true;
+  return run_workload(w, topology, options);
+}
+
+// The id of the link from node `src` to node `dst`.
+uint32_t link_between(const Topology& t, uint32_t src, uint32_t dst) {
+  for (uint32_t l = 0; l < t.link_count(); ++l) {
+    if (t.link_src(LinkId{l}).value == src && t.link_dst(LinkId{l}).value == dst)
+      return l;
+  }
+  ADD_FAILURE() << "no link " << src << " -> " << dst;
+  return 0;
+}
+
+TEST(RuntimeLinks, MessageAddsItsBytesAndTransmissionTime) {
+  WorkloadBuilder b("links_p2p", 2);
+  b.send(0, 1, 1, 1000, 0);
+  b.recv(1, 1, 0, 1000, 0);
+  const Topology t = fully_connected(2, kLink);
+  const RunReport r = simulate_with_links(b, t, NetworkModelKind::Flow);
+  ASSERT_TRUE(r.links.has_value());
+  const uint32_t forward = link_between(t, 0, 1);
+  EXPECT_EQ(r.links->bytes[forward], 1000.0);
+  EXPECT_EQ(r.links->busy[forward], Time::us(1));  // 1000 B at 1 GB/s
+  EXPECT_EQ(r.links->bytes[link_between(t, 1, 0)], 0.0);
+  EXPECT_FALSE(simulate_with_links(b, t, NetworkModelKind::Unaware).links.has_value());
+}
+
+TEST(RuntimeLinks, WholeNetworkCollectiveUsesTheModelsStatistics) {
+  // Ring All-Reduce of 2000 B on 2 NPUs: a 1000-byte Reduce-Scatter step and a 1000-byte All-Gather step in each
+  // direction, 1 us of transmission each. Twice: 4000 B and 4 us per direction.
+  WorkloadBuilder b("links_whole", 2);
+  for (uint32_t npu = 0; npu < 2; ++npu) {
+    b.coll(npu, 1, CommType::AllReduce, 2000);
+    b.coll(npu, 2, CommType::AllReduce, 2000, {1});
+  }
+  const Topology t = fully_connected(2, kLink);
+  for (const NetworkModelKind model : {NetworkModelKind::Aware, NetworkModelKind::Flow}) {
+    const RunReport r = simulate_with_links(b, t, model);
+    for (const uint32_t l : {link_between(t, 0, 1), link_between(t, 1, 0)}) {
+      EXPECT_EQ(r.links->bytes[l], 4000.0);
+      EXPECT_EQ(r.links->busy[l], Time::us(4));
+      EXPECT_EQ(r.links->peak_flows[l], 1u);
+    }
+  }
+}
+
+TEST(RuntimeLinks, SubgroupRingIsChargedToThePhysicalRoute) {
+  // Group {0, 2} on a 4-NPU switch: its 2-member ring All-Reduce of 2000 B sends 2000 B each way, over NPU 0's and
+  // NPU 2's links to and from the switch (node 4); NPUs 1 and 3 carry nothing.
+  WorkloadBuilder b("links_subgroup", 4);
+  b.coll(0, 1, CommType::AllReduce, 2000, {}, "g");
+  b.coll(2, 1, CommType::AllReduce, 2000, {}, "g");
+  b.comp(1, 1, 1);
+  b.comp(3, 1, 1);
+  const std::string groups = b.file("groups.json", R"({"g": [0, 2]})");
+  const Topology t = switch_star(4, kLink);
+  const RunReport r = simulate_with_links(b, t, NetworkModelKind::Flow, groups);
+  for (const auto& [src, dst] : {std::pair{0u, 4u}, std::pair{4u, 2u}, std::pair{2u, 4u}, std::pair{4u, 0u}})
+    EXPECT_EQ(r.links->bytes[link_between(t, src, dst)], 2000.0) << src << " -> " << dst;
+  for (const auto& [src, dst] : {std::pair{1u, 4u}, std::pair{4u, 1u}, std::pair{3u, 4u}, std::pair{4u, 3u}})
+    EXPECT_EQ(r.links->bytes[link_between(t, src, dst)], 0.0) << src << " -> " << dst;
+}
+
+// ---- contention between concurrent collectives (flow, --contention) -------------------------------------------
+
+RunReport simulate_flow(const WorkloadBuilder& b, const Topology& topology, const std::string& groups,
+                        bool contention) {
+  const Workload w = load_workload(b.write(), groups);
+  RuntimeOptions options;
+  options.model = NetworkModelKind::Flow;
+  options.lower_bounds = false;
+  options.contention = contention;
+  return run_workload(w, topology, options);
+}
+
+// Groups {0, 2} and {1, 3} on a 4-NPU unidirectional ring (0 -> 1 -> 2 -> 3 -> 0, 1 GB/s, 1 us): each member's
+// ring hop crosses two links, and every link carries one hop of each group. A 2 MB All-Reduce on 2 members sends
+// 1 MB + 1 MB per hop, so every link must carry 2 MB for each group.
+WorkloadBuilder two_groups_on_uniring(const std::string& name) {
+  WorkloadBuilder b(name, 4);
+  for (uint32_t npu = 0; npu < 4; ++npu)
+    b.coll(npu, 1, CommType::AllReduce, 2'000'000, {}, npu % 2 == 0 ? "a" : "b");
+  return b;
+}
+
+TEST(RuntimeContention, OverlappingCollectivesShareTheirLinks) {
+  const WorkloadBuilder b = two_groups_on_uniring("contention_shared");
+  const std::string groups = b.file("groups.json", R"({"a": [0, 2], "b": [1, 3]})");
+  const Topology t = uniring(4, kLink);
+  // Together: every link carries 4 MB at 1 GB/s, so both collectives take 4 ms (their isolated time, about
+  // 2 x (2 us + 1 ms), is shorter, so the links are the bottleneck).
+  const RunReport shared = simulate_flow(b, t, groups, true);
+  ASSERT_EQ(shared.collectives.size(), 2u);
+  for (const CollectiveReport& c : shared.collectives)
+    EXPECT_NEAR(c.end.nanoseconds(), 4e6, 1) << c.group;
+  EXPECT_NEAR(shared.finish.nanoseconds(), 4e6, 1);
+  // Alone, each is a 2-member ring: 2 steps of 1 MB over a 2-hop route, 2 us + 1 ms each: T = 2.004 ms.
+  const RunReport isolated = simulate_flow(b, t, groups, false);
+  EXPECT_EQ(isolated.finish, Time::us(2004));
+}
+
+TEST(RuntimeContention, ACollectiveAloneOrOnDisjointLinksKeepsItsIsolatedTime) {
+  // Groups {0, 1} and {2, 3} on a switch use disjoint links; and one group alone has nothing to share with.
+  WorkloadBuilder b("contention_disjoint", 4);
+  for (uint32_t npu = 0; npu < 4; ++npu)
+    b.coll(npu, 1, CommType::AllReduce, 2'000'000, {}, npu < 2 ? "a" : "b");
+  const std::string groups = b.file("groups.json", R"({"a": [0, 1], "b": [2, 3]})");
+  const Topology t = switch_star(4, kLink);
+  const RunReport with = simulate_flow(b, t, groups, true);
+  const RunReport without = simulate_flow(b, t, groups, false);
+  ASSERT_EQ(with.collectives.size(), 2u);
+  for (size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(with.collectives[i].end, without.collectives[i].end);
+}
+
+TEST(RuntimeContention, LaterCollectiveSlowsTheEarlierOneOnlyWhileTheyOverlap) {
+  // As above, but group b starts 1 ms late (after a 1000 us compute node). Each group needs 2 MB / T of every
+  // link on average (T = 2.004 ms). a runs alone at full speed for 1 ms; then the two want 4 MB / T > 1 GB/s, so
+  // each progresses at x = 1e9 * T / 4e6 = 0.501 of its isolated speed. a's remaining 1.004 ms of isolated
+  // time take 1.004 / 0.501 ms: a ends at 1 + 2.003992016 ms. By then b has done as much (1.004 ms) and runs
+  // its last 1 ms alone: it ends at 4.003992016 ms.
+  WorkloadBuilder b("contention_late", 4);
+  for (uint32_t npu = 0; npu < 4; ++npu) {
+    if (npu % 2 == 1) {
+      b.comp(npu, 1, 1000);
+      b.coll(npu, 2, CommType::AllReduce, 2'000'000, {1}, "b");
+    } else {
+      b.coll(npu, 1, CommType::AllReduce, 2'000'000, {}, "a");
+    }
+  }
+  const std::string groups = b.file("groups.json", R"({"a": [0, 2], "b": [1, 3]})");
+  const RunReport r = simulate_flow(b, uniring(4, kLink), groups, true);
+  ASSERT_EQ(r.collectives.size(), 2u);
+  const CollectiveReport& a = r.collectives[0];  // started first
+  const CollectiveReport& late = r.collectives[1];
+  EXPECT_EQ(late.start, Time::us(1000));
+  EXPECT_NEAR(a.end.nanoseconds(), 1e6 + 1.004e6 / 0.501, 1);
+  EXPECT_NEAR(late.end.nanoseconds(), 2e6 + 1.004e6 / 0.501, 1);
+}
+
 }  // namespace
 }  // namespace chorus

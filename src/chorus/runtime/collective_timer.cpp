@@ -90,13 +90,28 @@ TimedCollective CollectiveTimer::run(CommType type, int64_t bytes, const Topolog
     run_options.plan.flatten = false;
   }
   const CollectiveRunResult result = run_collective(topology, collective, run_options);
-  TimedCollective timed{result.time, algorithm_label(result.plan), std::nullopt, size};
+  TimedCollective timed{result.time, algorithm_label(result.plan), std::nullopt, size, std::nullopt, {}};
+  if (options_.link_stats && options_.model != NetworkModelKind::Unaware)
+    collect_link_stats(topology, collective, run_options, whole_network, timed);
   if (options_.lower_bounds) {
     BoundOptions bound_options;
     bound_options.information_bound = false;
     timed.lower_bound = lower_bound(topology, collective, bound_options).bound;
   }
   return timed;
+}
+
+void CollectiveTimer::collect_link_stats(const Topology& topology, const Collective& collective,
+                                         CollectiveRunOptions run_options, bool whole_network,
+                                         TimedCollective& timed) const {
+  // The symmetric evaluators do not track links: run the full schedule once more, for the statistics only.
+  run_options.collect_link_stats = true;
+  run_options.evaluation = Evaluation::Schedule;
+  timed.links = run_collective(topology, collective, run_options).links;
+  if (whole_network)
+    return;
+  for (uint32_t l = 0; l < topology.link_count(); ++l)
+    timed.ring_links.emplace_back(topology.link_src(LinkId{l}).value, topology.link_dst(LinkId{l}).value);
 }
 
 const TimedCollective& CollectiveTimer::time(CommType type, int64_t bytes, const std::vector<uint32_t>& members) {

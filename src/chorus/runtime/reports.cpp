@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/network/link_stats.hpp"
 #include "chorus/runtime/collective_timer.hpp"
 
 namespace chorus {
@@ -196,6 +197,8 @@ void write_reports(const std::string& directory, const ReportContext& context) {
   write_collectives_csv((dir / "collectives.csv").string(), context);
   if (!context.report.timeline.empty())
     write_timeline_json((dir / "timeline.json").string(), context);
+  if (context.report.links && context.network != nullptr)
+    write_link_stats_csv((dir / "links.csv").string(), *context.network, *context.report.links, context.report.finish);
 }
 
 }  // namespace chorus

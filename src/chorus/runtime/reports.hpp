@@ -5,6 +5,7 @@
 //   lower bound);
 // - timeline.json: Chrome/Perfetto trace format, one process per NPU with a compute, a communication and a
 //   memory track; "X" events in microseconds;
+// - links.csv: per physical link, bytes, busy time, utilization over the run and peak flows (aware and flow);
 // - print_report(): the table printed on the terminal.
 #pragma once
 
@@ -23,6 +24,7 @@ struct ReportContext {
   std::string model;
   std::string topology;
   double wall_s = 0;
+  const Topology* network = nullptr;  // for links.csv (not owned)
 };
 
 nlohmann::json summary_json(const ReportContext& context);
@@ -30,7 +32,8 @@ void write_collectives_csv(const std::string& path, const ReportContext& context
 void write_timeline_json(const std::string& path, const ReportContext& context);
 void print_report(std::ostream& out, const ReportContext& context);
 
-// Writes summary.json, collectives.csv and (when recorded) timeline.json into `directory`, creating it.
+// Writes summary.json, collectives.csv, (when recorded) timeline.json and (when collected, with `network` set)
+// links.csv into `directory`, creating it.
 void write_reports(const std::string& directory, const ReportContext& context);
 
 }  // namespace chorus

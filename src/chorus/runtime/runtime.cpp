@@ -14,7 +14,9 @@
 
 #include "chorus/core/error.hpp"
 #include "chorus/network/message_cost.hpp"
+#include "chorus/runtime/collective_contention.hpp"
 #include "chorus/runtime/collective_timer.hpp"
+#include "chorus/runtime/link_usage.hpp"
 
 namespace chorus {
 
@@ -38,9 +40,17 @@ using ReadyQueue = std::priority_queue<ReadyEntry, std::vector<ReadyEntry>, std:
 struct Event {
   Time time;
   uint64_t seq = 0;  // issue order breaks ties, so runs are deterministic
-  uint32_t npu = 0;
+  uint32_t npu = 0;  // kCollectiveEnd: the end of contended collective `node`, valid if `version` is current
   uint32_t node = 0;
+  uint32_t version = 0;
   auto operator<=>(const Event&) const = default;
+};
+constexpr uint32_t kCollectiveEnd = UINT32_MAX;
+
+// A collective whose end moves with the collectives it shares links with.
+struct ContendedCollective {
+  std::vector<std::pair<uint32_t, uint32_t>> members;  // (npu, node)
+  size_t report = 0;                                   // index in RunReport::collectives
 };
 
 using Span = std::pair<Time, Time>;
@@ -149,10 +159,14 @@ class Runtime {
       : workload_(workload),
         topology_(topology),
         options_(options),
-        timer_(topology, CollectiveTimerOptions{options.model, options.system, options.lower_bounds}),
+        timer_(topology, CollectiveTimerOptions{options.model, options.system, options.lower_bounds, wants_links()}),
         p2p_(point_to_point_cost(topology, options.system != nullptr)),
         memory_(options.memory) {
     check_inputs();
+    if (wants_links())
+      links_.emplace(topology);
+    if (wants_contention())
+      contention_.emplace(topology);
     executors_.resize(workload.npus.size());
     for (uint32_t npu = 0; npu < executors_.size(); ++npu)
       init_executor(npu);
@@ -166,6 +180,10 @@ class Runtime {
       events_.pop();
       now_ = e.time;
       ++report_.events;
+      if (e.npu == kCollectiveEnd) {
+        end_contended(e.node, e.version);
+        continue;
+      }
       complete(e.npu, e.node);
     }
     for (uint32_t npu = 0; npu < executors_.size(); ++npu) {
@@ -173,10 +191,17 @@ class Runtime {
         throw DeadlockError(deadlock_report());
     }
     summarise();
+    if (links_ && options_.link_stats)
+      report_.links = links_->stats();
     return std::move(report_);
   }
 
  private:
+  bool wants_contention() const { return options_.contention && options_.model == NetworkModelKind::Flow; }
+  bool wants_links() const {
+    return (options_.link_stats || wants_contention()) && options_.model != NetworkModelKind::Unaware;
+  }
+
   void check_inputs() const {
     if (workload_.npus.size() != topology_.npu_count()) {
       throw Error(
@@ -352,12 +377,48 @@ class Runtime {
       r.algorithm = t.algorithm;
       r.nccl_size = t.nccl_size.count();
       r.lower_bound = t.lower_bound.value_or(Time::zero());
+      if (links_)
+        links_->add_collective(group.npus, t);
+      if (contention_) {
+        const size_t index = report_.collectives.size();
+        report_.collectives.push_back(std::move(r));
+        start_contended(group.npus, t, c.members, index);
+        return;
+      }
     } else {
       r.algorithm = "barrier";
     }
     for (const auto& [npu, node] : c.members)
       schedule(npu, node, r.end);
     report_.collectives.push_back(std::move(r));
+  }
+
+  void start_contended(const std::vector<uint32_t>& group, const TimedCollective& t,
+                       const std::vector<std::pair<uint32_t, uint32_t>>& members, size_t report) {
+    const std::vector<EndChange>& changes = contention_->start(now_, t.duration, links_->link_bytes(group, t));
+    // The new collective is always among the changes; its id may reuse a finished one's slot.
+    for (const EndChange& e : changes) {
+      if (e.id >= contended_.size())
+        contended_.resize(e.id + 1);
+    }
+    const uint32_t id = changes.back().id;
+    contended_[id] = ContendedCollective{members, report};
+    queue_ends(changes);
+  }
+
+  void queue_ends(const std::vector<EndChange>& changes) {
+    for (const EndChange& e : changes)
+      events_.push(Event{e.end, seq_++, kCollectiveEnd, e.id, e.version});
+  }
+
+  void end_contended(uint32_t id, uint32_t version) {
+    if (!contention_->current(id, version))
+      return;  // superseded: the collective's rate changed after this end was queued
+    const ContendedCollective done = std::move(contended_[id]);
+    report_.collectives[done.report].end = now_;
+    for (const auto& [npu, node] : done.members)
+      schedule(npu, node, now_);
+    queue_ends(contention_->finish(id, now_));
   }
 
   static std::tuple<uint32_t, uint32_t, int64_t> channel_key(uint32_t src, uint32_t dst, int64_t tag) {
@@ -378,6 +439,8 @@ class Runtime {
     const WorkloadNode& n = workload_.npus[npu].nodes[node];
     const auto dst = static_cast<uint32_t>(n.peer);
     const Time arrival = now_ + p2p_->delay(NodeId{npu}, NodeId{dst}, Bytes(n.bytes));
+    if (links_)
+      links_->add_message(npu, dst, Bytes(n.bytes));
     schedule(npu, node, arrival);
     Channel& ch = channels_[channel_key(npu, dst, n.tag)];
     if (!ch.posted.empty()) {
@@ -474,6 +537,9 @@ class Runtime {
   CollectiveTimer timer_;
   std::unique_ptr<MessageCost> p2p_;
   RemoteMemory memory_;
+  std::optional<LinkUsage> links_;
+  std::optional<CollectiveContention> contention_;
+  std::vector<ContendedCollective> contended_;  // by contention id
   std::vector<Executor> executors_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::unordered_map<uint64_t, CollectiveInstance> collectives_;

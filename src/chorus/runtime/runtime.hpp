@@ -8,24 +8,27 @@
 // - COMP: duration_micros replayed (0 -> 1 ns, as ASTRA-sim), or with roofline on, num_ops over
 //   min(peak, local_mem_bw * num_ops / tensor_size); CPU ops are always replayed.
 // - COMM_COLL: the k-th collective an NPU issues on a group is matched with the k-th of every other member;
-//   it starts when the last member issues it and lasts what CollectiveTimer says for that group, in isolation
-//   (concurrent collectives do not slow each other down in this version). BROADCAST is replayed, BARRIER is a
-//   zero-length synchronisation.
+//   it starts when the last member issues it and lasts what CollectiveTimer says for that group, in isolation,
+//   unless `contention` is on under the flow model: then overlapping collectives share the links they have in
+//   common (collective_contention.hpp). BROADCAST is replayed, BARRIER is a zero-length synchronisation.
 // - COMM_SEND/RECV: matched by (source, destination, tag) in issue order. The message leaves when the send is
 //   issued and takes the network's point-to-point cost; the send completes on arrival, the receive at the later
 //   of its issue and the arrival.
 // - MEM_LOAD/STORE: the remote-memory model (remote_memory.hpp).
 // If the event queue empties while nodes remain, run_workload throws DeadlockError with a per-NPU report.
+// With link_stats under aware or flow, RunReport::links holds the per-link load of the whole run (link_usage.hpp).
 //
 //   RunReport r = run_workload(workload, topology, options);
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "chorus/astra/system_config.hpp"
+#include "chorus/network/link_stats.hpp"
 #include "chorus/runtime/remote_memory.hpp"
 #include "chorus/sim/collective_run.hpp"
 #include "chorus/topology/topology.hpp"
@@ -40,6 +43,8 @@ struct RuntimeOptions {
   bool resource_limits = true;
   bool record_timeline = true;
   bool lower_bounds = true;
+  bool link_stats = false;  // accumulate per-link statistics (aware and flow models; link_usage.hpp)
+  bool contention = false;  // flow model: overlapping collectives share links (collective_contention.hpp)
 };
 
 struct NpuReport {
@@ -79,6 +84,7 @@ struct RunReport {
   std::vector<NpuReport> npus;
   std::vector<CollectiveReport> collectives;
   std::vector<TimelineEvent> timeline;
+  std::optional<LinkStats> links;  // with RuntimeOptions::link_stats under aware or flow
   uint64_t events = 0;
 };
 

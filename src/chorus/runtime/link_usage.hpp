@@ -1,0 +1,57 @@
+// Per-link statistics of a whole workload run (links.csv): what every collective and point-to-point message put
+// on each physical link of the network, accumulated over the run.
+//
+// - A collective of every NPU was timed on the network itself: its LinkStats (from the aware or flow model) are
+//   added link by link.
+// - A subgroup's collective was timed on its logical ring (collective_timer.hpp): each logical ring link's bytes
+//   and busy time are charged to every physical link on the shortest route between the two members (Router),
+//   the approximation ASTRA-sim's CommunicatorGroup makes too. Within one collective, hops that share a physical
+//   link add their bytes and flows; their busy times overlap, so the longest counts.
+// - A point-to-point message adds its bytes and its transmission time (bytes / link bandwidth) on its route.
+// Busy times are summed over collectives, each of which was timed in isolation, so a utilization above 1 marks a
+// link that concurrent collectives would have contended for (docs/workload.md); peak_flows is the largest
+// number of flows of one collective sharing the link.
+//
+//   LinkUsage usage(topology);
+//   usage.add_collective(group.npus, timed);
+//   usage.add_message(0, 8, Bytes(1 << 20));
+//   write_link_stats_csv("links.csv", topology, usage.stats(), finish);
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "chorus/network/link_stats.hpp"
+#include "chorus/runtime/collective_timer.hpp"
+#include "chorus/topology/routing.hpp"
+
+namespace chorus {
+
+class LinkUsage {
+ public:
+  explicit LinkUsage(const Topology& topology);
+  // `members`: the group in the order it was timed; `timed` must carry link statistics (else nothing is added).
+  void add_collective(const std::vector<uint32_t>& members, const TimedCollective& timed);
+  void add_message(uint32_t src, uint32_t dst, Bytes bytes);
+  // The bytes the collective puts on each physical link, (link, bytes), without adding them to the totals.
+  std::vector<std::pair<uint32_t, double>> link_bytes(const std::vector<uint32_t>& members,
+                                                      const TimedCollective& timed);
+  const LinkStats& stats() const { return stats_; }
+
+ private:
+  const std::vector<LinkId>& route(uint32_t src, uint32_t dst);
+  void gather(const std::vector<uint32_t>& members, const TimedCollective& timed);  // into scratch_ and touched_
+  void clear_scratch();
+
+  const Topology& topology_;
+  Router router_;
+  std::unordered_map<uint64_t, std::vector<LinkId>> routes_;  // by (src << 32 | dst)
+  LinkStats stats_;
+  LinkStats scratch_;  // one collective's contribution before it is added
+  std::vector<uint8_t> in_scratch_;
+  std::vector<uint32_t> touched_;
+};
+
+}  // namespace chorus

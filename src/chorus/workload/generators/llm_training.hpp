@@ -1,0 +1,121 @@
+// Generated LLM training iterations: one Chakra trace per NPU for a GPT/LLaMA-style transformer trained with
+// data (DP), tensor (TP) and pipeline (PP) parallelism, plus the communicator-group JSON.
+//
+// - Ranks follow Megatron-LM's order (Shoeybi et al. 2019; Narayanan et al. 2021): TP fastest, then DP, then PP,
+//   rank = (pp * dp_size + dp) * tp_size + tp, so a TP group is tp consecutive NPUs (one scale-up node).
+// - Tensor parallelism is Megatron's: per layer, the attention and the MLP halves each end with an All-Reduce of
+//   the b*s*h activation in the TP group, forward and backward (the f/g operators of Shoeybi et al. 2019). With
+//   sequence parallelism (Korthikanti et al. 2022, arXiv:2205.05198) each All-Reduce becomes an All-Gather before
+//   the half and a Reduce-Scatter after it, in both passes.
+// - Pipeline parallelism is 1F1B / PipeDream-Flush (Narayanan et al. 2021, SC'21, section 2.2): stage p runs
+//   min(P-p-1, M) warm-up forwards, then alternates one forward and one backward, then drains the backwards.
+//   Forward activations go to the next stage and activation gradients to the previous one as COMM_SEND/RECV
+//   (b*s*h elements; with sequence parallelism the 1/t shard each TP rank holds).
+// - Compute: one COMP node per layer half per pass with its FLOPs (num_ops) and bytes moved (tensor_size), and
+//   duration_micros from the roofline max(flops / peak, bytes / bandwidth). Backward costs twice the forward
+//   (Narayanan et al. 2021: activation and weight gradients). The last stage also runs the LM head.
+// - At the end each stage's DP group All-Reduces its gradients (or, with a distributed optimizer, Reduce-Scatters
+//   them and All-Gathers the updated parameters).
+// Each rank's nodes form one in-order stream (a dependency chain, as Megatron's single compute stream);
+// sends leave the stream so the next work is not held up by them.
+//
+//   LlmTrainingSpec spec{.model = *llm_model_preset("gpt3-175b"), .dp = 8, .tp = 8, .pp = 16, .microbatches = 16};
+//   write_llm_training("traces/gpt3", spec, false);  // traces/gpt3/llm.<rank>.et + traces/gpt3/comm_groups.json
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chorus/core/units.hpp"
+#include "chorus/llm/inputs.hpp"
+#include "chorus/workload/chakra/trace.hpp"
+
+namespace chorus {
+
+struct LlmTrainingSpec {
+  std::string model_name = "model";
+  llm::Application model;  // Calculon's application format (examples/llm/*.json)
+  uint32_t dp = 1;
+  uint32_t tp = 1;
+  uint32_t pp = 1;
+  uint32_t microbatches = 1;     // per iteration and pipeline (M)
+  uint32_t microbatch_size = 1;  // sequences per microbatch (b)
+  bool sequence_parallel = false;
+  bool distributed_optimizer = false;  // DP Reduce-Scatter + All-Gather instead of All-Reduce
+  double bytes_per_element = 2;        // fp16/bf16 activations, weights and gradients
+  double peak_tflops = 312;            // per NPU, 1e12 FLOP/s (A100 dense fp16)
+  double mem_bw_gbps = 2039;           // per NPU, 1e9 B/s (A100-80GB HBM2e)
+};
+
+// The built-in models: "gpt3-175b" (Brown et al. 2020) and "llama2-70b" (Touvron et al. 2023, GQA, SwiGLU),
+// plus small ones for trials; nullopt for an unknown name.
+std::optional<llm::Application> llm_model_preset(const std::string& name);
+std::vector<std::string> llm_model_preset_names();
+
+// GPU presets for the roofline: {peak TFLOPS, memory GB/s}; nullopt for an unknown name.
+struct GpuPreset {
+  double peak_tflops = 0;
+  double mem_bw_gbps = 0;
+};
+std::optional<GpuPreset> llm_gpu_preset(const std::string& name);
+
+// Throws chorus::Error naming the flag (--dp, --tp, --pp, --microbatches, ...) when the spec is unusable.
+void validate(const LlmTrainingSpec& spec);
+
+struct Work {
+  double flops = 0;
+  double bytes = 0;
+};
+
+// Forward work of one microbatch on one TP rank; the backward is twice each.
+struct LayerWork {
+  Work attention;
+  Work mlp;
+};
+LayerWork layer_forward_work(const LlmTrainingSpec& spec);
+Work head_forward_work(const LlmTrainingSpec& spec);  // LM head logits over the vocabulary, vocab-parallel
+Time roofline_time(const Work& work, const LlmTrainingSpec& spec);
+
+// Chakra comm_size of the TP All-Reduce and Reduce-Scatter (b*s*h elements); the All-Gather's is this / tp.
+int64_t tp_collective_bytes(const LlmTrainingSpec& spec);
+int64_t pipeline_message_bytes(const LlmTrainingSpec& spec);
+// Gradient bytes one TP rank of `stage` holds: its layers' weights / tp, plus vocab*h/tp for the input
+// embedding on the first stage and the output layer on the last.
+int64_t stage_gradient_bytes(const LlmTrainingSpec& spec, uint32_t stage);
+
+enum class Pass : uint8_t { Forward, Backward };
+struct PipelineStep {
+  Pass pass = Pass::Forward;
+  uint32_t microbatch = 0;
+  bool operator==(const PipelineStep&) const = default;
+};
+// The 1F1B order of one stage.
+std::vector<PipelineStep> one_f_one_b(uint32_t stage, uint32_t stages, uint32_t microbatches);
+
+struct RankCoords {
+  uint32_t dp = 0;
+  uint32_t tp = 0;
+  uint32_t pp = 0;
+};
+RankCoords rank_coords(const LlmTrainingSpec& spec, uint32_t rank);
+uint32_t rank_of(const LlmTrainingSpec& spec, RankCoords coords);
+
+struct NamedGroup {
+  std::string name;
+  std::vector<uint32_t> npus;
+};
+// TP groups (when tp > 1) named "1".."dp*pp" by (pp, dp), then DP groups (when dp > 1) by (pp, tp): numeric
+// names, as ASTRA-sim's comm-group JSON expects.
+std::vector<NamedGroup> llm_comm_groups(const LlmTrainingSpec& spec);
+std::string tp_group_name(const LlmTrainingSpec& spec, RankCoords coords);
+std::string dp_group_name(const LlmTrainingSpec& spec, RankCoords coords);
+
+chakra::ChakraTrace llm_rank_trace(const LlmTrainingSpec& spec, uint32_t rank);
+
+// Validates, then writes `<directory>/llm.<rank>.et` for every rank and `<directory>/comm_groups.json`;
+// returns the trace prefix.
+std::string write_llm_training(const std::string& directory, const LlmTrainingSpec& spec, bool gzip);
+
+}  // namespace chorus
