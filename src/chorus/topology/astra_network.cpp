@@ -21,8 +21,6 @@ namespace chorus {
 
 namespace {
 
-}
-
 void check_keys(const std::string& path, const YAML::Node& root) {
   constexpr std::array<std::string_view, 4> kKeys = {"topology", "npus_count", "bandwidth", "latency"};
   if (!root.IsMap()) {
