@@ -11,50 +11,20 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/cli_runner.hpp"
+
 namespace chorus {
 namespace {
 
-struct JsonRun {
-  int status = -1;  // the shell's status as returned by pclose
-  std::string out;
-};
+using testing_support::CliRun;
 
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (const char c : text) {
-    if (c == '\'') {
-      quoted.append("'\\''");
-    } else {
-      quoted.push_back(c);
-    }
-  }
-  quoted.push_back('\'');
-  return quoted;
-}
-
-// Runs `chorus ARGS...` under a timeout; stderr passes through to the test's own stderr.
-JsonRun run_cli(const std::vector<std::string>& args) {
-  std::string command = "timeout -k 5 60 ";
-  command.append(shell_quote(CHORUS_BINARY));
-  for (const std::string& a : args) {
-    command.push_back(' ');
-    command.append(shell_quote(a));
-  }
-  JsonRun run;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr)
-    return run;
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
-    run.out.append(buffer, n);
-  run.status = ::pclose(pipe);
-  return run;
-}
+// stderr passes through to the test's own stderr.
+CliRun run_cli(const std::vector<std::string>& args) { return testing_support::run_chorus(args, false); }
 
 // Runs the CLI and parses its single JSON line; fails the test when it does not exit 0 with valid JSON.
 nlohmann::json run_json(const std::vector<std::string>& args) {
-  const JsonRun run = run_cli(args);
-  EXPECT_TRUE(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0) << "status " << run.status << ": " << run.out;
+  const CliRun run = run_cli(args);
+  EXPECT_EQ(run.status, 0) << run.out;
   const nlohmann::json parsed = nlohmann::json::parse(run.out, nullptr, /*allow_exceptions=*/false);
   EXPECT_FALSE(parsed.is_discarded()) << "not JSON: " << run.out;
   return parsed.is_discarded() ? nlohmann::json::object() : parsed;

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../runtime/workload_builder.hpp"
+#include "tests/support/cli_runner.hpp"
 
 namespace chorus {
 namespace {
@@ -22,44 +23,9 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kReference = CHORUS_REFERENCE_DIR;
 
-struct CliRun {
-  int status = -1;
-  std::string out;
-};
+using testing_support::CliRun;
 
-std::string quote(const std::string& text) {
-  std::string q = "'";
-  for (const char c : text) {
-    if (c == '\'') {
-      q.append("'\\''");
-    } else {
-      q.push_back(c);
-    }
-  }
-  q.push_back('\'');
-  return q;
-}
-
-// Runs `chorus ARGS...` under a timeout, capturing stdout and stderr together.
-CliRun run_cli(const std::vector<std::string>& args) {
-  std::string command = "timeout -k 5 60 ";
-  command.append(quote(CHORUS_BINARY));
-  for (const std::string& a : args) {
-    command.push_back(' ');
-    command.append(quote(a));
-  }
-  command.append(" 2>&1");
-  CliRun run;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr)
-    return run;
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
-    run.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
+CliRun run_cli(const std::vector<std::string>& args) { return testing_support::run_chorus(args, true); }
 
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);
