@@ -174,7 +174,8 @@ class Synthesizer {
     if (uint64_t{n_} * n_ * std::max<uint32_t>(1, o.chunks_per_npu) > (uint64_t{1} << 30)) {
       throw Error("synth", "topology",
                   fmt::format("{} NPUs need {} chunk deliveries; the flat synthesizer handles up to 2^30; "
-                              "dimension-wise synthesis for larger groups is not implemented yet",
+                              "larger groups need a dimensional topology (mesh, torus, dims:...) for dimension-wise "
+                              "synthesis (synth/dimensional.hpp, chorus synth --dimensional)",
                               n_, uint64_t{n_} * n_ * std::max<uint32_t>(1, o.chunks_per_npu)));
     }
     hops_ = hop_diameter(*graph_, root_, o.kind != CollectiveKind::Reduce);
