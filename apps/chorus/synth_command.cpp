@@ -180,6 +180,7 @@ void run(const SynthCommandOptions& o) {
     j["chunks_per_npu"] = r.chunks_per_npu;
     j["chunk_bytes"] = r.chunk_bytes.count();
     j["priority"] = to_string(r.priority);
+    j["rails"] = r.rails;
     j["seed"] = options.seed;
     j["events"] = r.events;
     nlohmann::json tried = nlohmann::json::array();
@@ -190,6 +191,7 @@ void run(const SynthCommandOptions& o) {
       t["model_bound_ns"] = ns(a.model_bound);
       t["time_ns"] = a.time == Time::max() ? nlohmann::json(nullptr) : nlohmann::json(ns(a.time));
       t["skipped"] = a.skipped;
+      t["rails"] = a.rails;
       tried.push_back(t);
     }
     j["attempts"] = tried;

@@ -2,6 +2,7 @@
 // double-booked, timing feasible), agreement with the aware network model, lower bounds, determinism, quality
 // floors on the small TACOS inputs (shared/reference/tacos-results-table.csv, tacos-bounds.csv), tenants and
 // failures, MSCCL XML limits, and bad input.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -212,6 +213,31 @@ TEST(Synth, QualityFloorsOnTheSmallTacosInputs) {
     EXPECT_LE(us, std::stod(tacos[label][5]) + 1e-6) << label << ": above TACOS";
     EXPECT_LE(us, 1.05 * std::stod(bounds[label][7])) << label << ": above 1.05 x the cut bound";
   }
+}
+
+// The rail restriction (each slow rail carries only its own component's chunks) brings the DGX-like hierarchy
+// within the 1.05 floor; it is tried only where the fast tier is one-hop domains (not on a mesh's rows).
+TEST(Synth, RailRestrictionOnDgxLikeHierarchies) {
+  const std::string dir = CHORUS_REFERENCE_DIR;
+  if (!std::filesystem::exists(dir + "/tacos-bounds.csv"))
+    GTEST_SKIP() << "no reference data at " << dir;
+  auto bounds = read_csv(dir + "/tacos-bounds.csv");
+  auto tacos = read_csv(dir + "/tacos-results-table.csv");
+  const Topology t = load_edge_list(dir + "/tacos-inputs/dgxlike_8x8.txt");
+  SynthOptions o = options(CollectiveKind::AllGather, Bytes::gib(1), 4);
+  o.priority = ChunkPriority::Unique;
+  const SynthResult r = synthesize_checked(t, o);
+  EXPECT_TRUE(r.rails);
+  EXPECT_LE(r.time.microseconds(), 1.05 * std::stod(bounds["dgxlike_8x8"][7]));
+  EXPECT_LE(r.time.microseconds(), std::stod(tacos["dgxlike_8x8"][5]));
+  auto tried_rails = [](const SynthResult& x) {
+    return std::any_of(x.attempts.begin(), x.attempts.end(), [](const SynthAttempt& a) { return a.rails; });
+  };
+  const LinkParams rail{Bandwidth::gib_per_s(12.5), Time::us(2)};
+  EXPECT_TRUE(
+      tried_rails(synthesize_checked(dgx(2, 4, kLink, rail), options(CollectiveKind::AllReduce, Bytes::mib(8), 2))));
+  EXPECT_FALSE(
+      tried_rails(synthesize(mesh2d(4, 4, kLink, rail), options(CollectiveKind::AllGather, Bytes::mib(8), 2))));
 }
 
 // ---- CLI ----
