@@ -253,6 +253,21 @@ std::string run(const std::string& args, int& status) {
   return out;
 }
 
+// The 40,000-NPU All-Reduce goes dimension-wise: 2 parts x (RS, AR, AG) on 200-NPU lines with k = 1 make
+// 4 X Y (X + Y - 2) = 63,680,000 transfers; per-transfer outputs are refused there.
+TEST(SynthCli, FortyThousandNpuMeshGoesDimensionWise) {
+  int status = 0;
+  const std::string args =
+      "synth --topology mesh2d:200x200 --bandwidth 50GiB/s --latency 0.5us --collective all_reduce --size 1GiB "
+      "--chunks 1 --json";
+  const std::string out = run(args, status);
+  EXPECT_EQ(status, 0) << out;
+  for (const char* key : {"\"method\":\"dimensional\"", "\"transfers\":63680000", "\"time_ns\"", "\"bound_ns\""})
+    EXPECT_NE(out.find(key), std::string::npos) << key << " in " << out;
+  const std::string refused = run(args + " --verify", status);
+  EXPECT_EQ(status, 2) << refused;
+}
+
 TEST(SynthCli, JsonHasTheScriptKeys) {
   int status = 0;
   const std::string out =
