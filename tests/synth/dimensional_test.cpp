@@ -11,7 +11,9 @@
 
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/network/aware_model.hpp"
 #include "chorus/synth/dimensional.hpp"
+#include "chorus/synth/synth_routes.hpp"
 #include "chorus/synth/verify.hpp"
 #include "chorus/topology/generators.hpp"
 
@@ -90,6 +92,19 @@ TEST(DimensionalSynth, TimeIsTheSumOfStageMaximaOfCertifiedLines) {
   EXPECT_EQ(r.phases[4].dimension, 0u);
   EXPECT_EQ(r.phases[4].size, Bytes::mib(4));
   EXPECT_EQ(r.time, stage[0] + stage[1] + stage[2]);
+}
+
+// The composed schedule, materialized on a small mesh, runs under the aware network model (store-and-forward,
+// one message per link, the synthesized links) in exactly the composed time: each stage takes its slowest line.
+TEST(DimensionalSynth, AwareModelRunsTheComposedScheduleInTheComposedTime) {
+  const Topology t = mesh2d(4, 3, kFast, kSlow);
+  for (CollectiveKind kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter}) {
+    const SynthResult r = materialize_dimensional(t, options(kind, Bytes::mib(24), 2));
+    const DimensionalSynthResult d = synthesize_dimensional(t, options(kind, Bytes::mib(24), 2));
+    EXPECT_EQ(r.schedule.transfer_count(), d.transfers);
+    const SynthRoutes routes(t, r);
+    EXPECT_EQ(run_aware(r.schedule, routes, false).makespan, d.time) << to_string(kind);
+  }
 }
 
 // A line All-Gather with k chunks delivers each of p k chunks to p - 1 NPUs once; RS is its reversal and a line

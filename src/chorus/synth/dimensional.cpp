@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -194,6 +195,76 @@ DimensionalSynthResult synthesize_dimensional(const Topology& topology, const Sy
     r.time = r.time + t;
   r.line_syntheses = cache.size();
   r.synthesis_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return r;
+}
+
+namespace {
+
+// Appends one line schedule, translated to the line starting at `base`, after `barrier` (none: the first stage).
+void append_line(const SynthResult& line, uint32_t base, uint32_t stride, Time offset, std::optional<OpId> barrier,
+                 const std::map<std::pair<uint32_t, uint32_t>, uint32_t>& link_of, SynthResult& r,
+                 std::vector<OpId>& stage_ops) {
+  const Schedule& s = line.schedule;
+  std::vector<OpId> op_of(s.size());
+  std::vector<OpId> deps;
+  auto npu = [&](NodeId v) { return NodeId{base + v.value * stride}; };
+  for (uint32_t i = 0; i < s.size(); ++i) {
+    const OpId op{i};
+    deps.clear();
+    for (OpId d : s.deps(op))
+      deps.push_back(op_of[d.value]);
+    if (barrier)
+      deps.push_back(*barrier);
+    const SynthOp& x = line.ops[i];
+    if (s.is_transfer(op)) {
+      op_of[i] = r.schedule.add_transfer(npu(s.src(op)), npu(s.dst(op)), s.bytes(op), Time::zero(), deps, s.chunk(op));
+      const uint32_t link = link_of.at({npu(s.src(op)).value, npu(s.dst(op)).value});
+      r.ops.push_back({LinkId{link}, x.start + offset, x.finish + offset, x.reduce});
+    } else {
+      op_of[i] = r.schedule.add_local(npu(s.src(op)), Time::zero(), deps, s.chunk(op));
+      r.ops.push_back({LinkId{0}, x.start + offset, x.finish + offset, false});
+    }
+    stage_ops.push_back(op_of[i]);
+  }
+}
+
+}  // namespace
+
+SynthResult materialize_dimensional(const Topology& topology, const SynthOptions& options) {
+  const DimensionalSynthResult d = synthesize_dimensional(topology, options);
+  if (d.transfers > (uint64_t{1} << 22))
+    throw Error("synth", "topology",
+                fmt::format("{} transfers are too many to materialize (at most 2^22)", d.transfers));
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> link_of;
+  for (uint32_t l = 0; l < topology.link_count(); ++l)
+    link_of[{topology.link_src(LinkId{l}).value, topology.link_dst(LinkId{l}).value}] = l;
+  SynthResult r;
+  r.kind = d.kind;
+  r.size = d.size;
+  r.time = d.time;
+  for (uint32_t m = 0; m < topology.npu_count(); ++m)
+    r.members.push_back(m);
+  LineCache cache(topology, options);
+  std::optional<OpId> barrier;
+  Time offset = Time::zero();
+  for (uint32_t stage = 0; stage < d.stage_times.size(); ++stage) {
+    std::vector<OpId> stage_ops;
+    for (const DimensionalPhase& p : d.phases) {
+      if (p.stage != stage)
+        continue;
+      const SynthResult& line = cache.get({p.dimension, p.kind, p.size});
+      uint32_t stride = 1;
+      for (uint32_t k = 0; k < p.dimension; ++k)
+        stride *= topology.dimensions()[k].size;
+      for (uint32_t base = 0; base < topology.npu_count(); ++base) {
+        if (topology.coordinate(NodeId{base}, p.dimension) == 0)
+          append_line(line, base, stride, offset, barrier, link_of, r, stage_ops);
+      }
+    }
+    offset = offset + d.stage_times[stage];
+    barrier = r.schedule.add_local(NodeId{0}, Time::zero(), stage_ops, 0);
+    r.ops.push_back({LinkId{0}, offset, offset, false});
+  }
   return r;
 }
 

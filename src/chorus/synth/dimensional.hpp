@@ -72,6 +72,12 @@ bool dimensional_synthesis_needed(const Topology& topology, const SynthOptions& 
 // Throws chorus::Error when it does not apply (see above) or a line synthesis fails.
 DimensionalSynthResult synthesize_dimensional(const Topology& topology, const SynthOptions& options);
 
+// The composed collective as one Schedule over the topology (small topologies only: at most 2^22 transfers, else
+// chorus::Error): every line schedule replicated to every parallel line with translated NPU ids and links, and a
+// barrier (a local step on NPU 0) after each stage. SynthResult::ops carry the global links and the composed timing,
+// so the aware network model (SynthRoutes) can run it; `time` is synthesize_dimensional()'s.
+SynthResult materialize_dimensional(const Topology& topology, const SynthOptions& options);
+
 // The topology of one line of dimension `dimension`: compose() of that dimension alone.
 Topology dimension_line(const Topology& topology, uint32_t dimension);
 
