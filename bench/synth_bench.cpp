@@ -1,12 +1,14 @@
 // Benchmark of collective synthesis (synth/synthesize.hpp): All-Gather of 1 GiB on every 1024-NPU TACOS input
 // (tacos-inputs/, floor: at most 1 s each; TACOS v1.3.0 takes 21 s to 2,072 s, tacos-results-table.csv), with
-// --chunks auto, and All-Reduce on a 32x32 2D mesh. Counters: the synthesized time and its ratio to the cut bound
-// is left to scripts/synth-quality.sh; here time_us, transfers and chunks_per_npu.
+// --chunks auto, and All-Reduce on a 32x32 2D mesh; dimension-wise All-Reduce (synth/dimensional.hpp) on a 32x32 and
+// a 200x200 2D mesh (floor: the 40,000-NPU one in at most 10 minutes and 8 GiB). Counters: the synthesized time and its
+// ratio to the cut bound is left to scripts/synth-quality.sh; here time_us, transfers and chunks_per_npu.
 #include <filesystem>
 #include <string>
 
 #include <benchmark/benchmark.h>
 
+#include "chorus/synth/dimensional.hpp"
 #include "chorus/synth/synthesize.hpp"
 #include "chorus/topology/edge_list.hpp"
 #include "chorus/topology/generators.hpp"
@@ -58,6 +60,31 @@ void BM_SynthAllReduceMesh32x32(benchmark::State& state) {
   run_on(state, mesh2d(32, 32, link, link), CollectiveKind::AllReduce);
 }
 BENCHMARK(BM_SynthAllReduceMesh32x32)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+void run_dimensional(benchmark::State& state, uint32_t side) {
+  const LinkParams link{Bandwidth::gib_per_s(50), Time::ns(500)};
+  const Topology topology = mesh2d(side, side, link, link);
+  SynthOptions options;
+  options.kind = CollectiveKind::AllReduce;
+  options.size = Bytes::gib(1);
+  DimensionalSynthResult result;
+  for (auto _ : state) {
+    result = synthesize_dimensional(topology, options);
+    benchmark::DoNotOptimize(result.time);
+  }
+  state.counters["time_us"] = result.time.microseconds();
+  state.counters["transfers"] = static_cast<double>(result.transfers);
+}
+
+void BM_SynthDimensionalAllReduceMesh32x32(benchmark::State& state) {
+  run_dimensional(state, 32);
+}
+BENCHMARK(BM_SynthDimensionalAllReduceMesh32x32)->Unit(benchmark::kMillisecond);
+
+void BM_SynthDimensionalAllReduceMesh200x200(benchmark::State& state) {
+  run_dimensional(state, 200);
+}
+BENCHMARK(BM_SynthDimensionalAllReduceMesh200x200)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace chorus

@@ -4,6 +4,7 @@
 //                --chunks 4 --seed 1 --out ar.msccl.xml [--json]
 //   chorus synth --topology file.txt --fail-links 3-4,17-18 --npus 0-63 --collective all_gather --size 1GiB
 #include <charconv>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
+#include "chorus/synth/dimensional.hpp"
 #include "chorus/synth/msccl_xml.hpp"
 #include "chorus/synth/verify.hpp"
 #include "commands.hpp"
@@ -35,6 +37,7 @@ struct SynthCommandOptions {
   std::string chakra;
   bool verify = false;
   bool json = false;
+  bool dimensional = false;
 };
 
 double ns(Time t) {
@@ -73,6 +76,66 @@ void write_schedule_json(const std::string& path, const SynthResult& r) {
   out << j.dump() << "\n";
 }
 
+// Dimension-wise synthesis (dimensional.hpp): per-line schedules composed in stages; transfers are counted, not
+// materialized, so the per-transfer outputs are not available.
+void run_dimensional(const SynthCommandOptions& o, const Topology& topology, const SynthOptions& options) {
+  if (!o.out.empty() || !o.schedule_json.empty() || o.verify) {
+    throw Error("synth", o.verify ? "--verify" : (o.out.empty() ? "--schedule" : "--out"),
+                "is not available with dimension-wise synthesis (transfers are counted, not materialized); the line "
+                "schedules it composes are certified in the tests");
+  }
+  const DimensionalSynthResult r = synthesize_dimensional(topology, options);
+  const auto bound_started = std::chrono::steady_clock::now();
+  const Time bound = dimensional_lower_bound(topology, r.kind, r.size);
+  const double bound_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - bound_started).count();
+  const double ratio =
+      bound > Time::zero() ? static_cast<double>(r.time.picoseconds()) / static_cast<double>(bound.picoseconds()) : 0;
+  if (o.json) {
+    nlohmann::json j;
+    j["collective"] = to_string(r.kind);
+    j["topology"] = topology.name();
+    j["npus"] = r.npus;
+    j["size_bytes"] = r.size.count();
+    j["method"] = "dimensional";
+    j["time_ns"] = ns(r.time);
+    j["bound_ns"] = ns(bound);
+    j["bound_kind"] = "single-npu cuts and latency diameter";
+    j["ratio"] = ratio;
+    j["synthesis_s"] = r.synthesis_s;
+    j["bound_s"] = bound_s;
+    j["transfers"] = r.transfers;
+    j["chunks_per_npu"] = r.phases.empty() ? 0 : r.phases.front().chunks_per_npu;
+    nlohmann::json phases = nlohmann::json::array();
+    for (const DimensionalPhase& p : r.phases) {
+      phases.push_back({{"stage", p.stage},
+                        {"part", p.part},
+                        {"dimension", p.dimension},
+                        {"collective", to_string(p.kind)},
+                        {"size_bytes", p.size.count()},
+                        {"line_npus", p.line_npus},
+                        {"lines", p.lines},
+                        {"time_ns", ns(p.time)},
+                        {"line_transfers", p.line_transfers},
+                        {"chunks_per_npu", p.chunks_per_npu}});
+    }
+    j["phases"] = phases;
+    std::cout << j.dump() << "\n";
+    return;
+  }
+  fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(r.kind), to_string(r.size), topology.name(), r.npus);
+  fmt::print("synthesized  dimension-wise: {} stages, {} line syntheses, {} transfers\n", r.stage_times.size(),
+             r.line_syntheses, r.transfers);
+  for (const DimensionalPhase& p : r.phases) {
+    fmt::print("  stage {} part {}: {} of {} on {} lines of dimension {} ({} NPUs), {} chunks per NPU, {}\n", p.stage,
+               p.part, to_string(p.kind), to_string(p.size), p.lines, p.dimension, p.line_npus, p.chunks_per_npu,
+               to_string(p.time));
+  }
+  fmt::print("time         {} ({} ns)\n", to_string(r.time), ns(r.time));
+  fmt::print("lower bound  {} ({} ns, single-NPU cuts)\n", to_string(bound), ns(bound));
+  fmt::print("time/bound   {:.4f}\n", ratio);
+  fmt::print("synthesis    {:.3f} s\n", r.synthesis_s);
+}
+
 void run(const SynthCommandOptions& o) {
   if (!o.chakra.empty()) {
     throw Error("", "--chakra",
@@ -88,6 +151,8 @@ void run(const SynthCommandOptions& o) {
                             o.collective));
   }
   const SynthOptions options = make_synth_options(o.synth, *kind, parse_size(o.size, "--size"));
+  if (o.dimensional || dimensional_synthesis_needed(topology, options))
+    return run_dimensional(o, topology, options);
   const SynthResult r = synthesize(topology, options);
   const SynthBound bound = synth_lower_bound(topology, options);
   if (!o.out.empty())
@@ -115,6 +180,7 @@ void run(const SynthCommandOptions& o) {
     j["chunks_per_npu"] = r.chunks_per_npu;
     j["chunk_bytes"] = r.chunk_bytes.count();
     j["priority"] = to_string(r.priority);
+    j["rails"] = r.rails;
     j["seed"] = options.seed;
     j["events"] = r.events;
     nlohmann::json tried = nlohmann::json::array();
@@ -125,6 +191,7 @@ void run(const SynthCommandOptions& o) {
       t["model_bound_ns"] = ns(a.model_bound);
       t["time_ns"] = a.time == Time::max() ? nlohmann::json(nullptr) : nlohmann::json(ns(a.time));
       t["skipped"] = a.skipped;
+      t["rails"] = a.rails;
       tried.push_back(t);
     }
     j["attempts"] = tried;
@@ -172,6 +239,9 @@ void register_synth_command(CLI::App& app) {
   cmd->add_flag("--verify", options->verify,
                 "check the result: every chunk delivered, no link double-booked, aware-model simulation");
   cmd->add_flag("--json", options->json, "print one JSON object");
+  cmd->add_flag("--dimensional", options->dimensional,
+                "synthesize one line per dimension and compose (automatic when the group is too large for the flat "
+                "synthesizer)");
   cmd->callback([options] { run(*options); });
 }
 

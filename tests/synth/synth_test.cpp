@@ -2,6 +2,7 @@
 // double-booked, timing feasible), agreement with the aware network model, lower bounds, determinism, quality
 // floors on the small TACOS inputs (shared/reference/tacos-results-table.csv, tacos-bounds.csv), tenants and
 // failures, MSCCL XML limits, and bad input.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -214,6 +215,31 @@ TEST(Synth, QualityFloorsOnTheSmallTacosInputs) {
   }
 }
 
+// The rail restriction (each slow rail carries only its own component's chunks) brings the DGX-like hierarchy
+// within the 1.05 floor; it is tried only where the fast tier is one-hop domains (not on a mesh's rows).
+TEST(Synth, RailRestrictionOnDgxLikeHierarchies) {
+  const std::string dir = CHORUS_REFERENCE_DIR;
+  if (!std::filesystem::exists(dir + "/tacos-bounds.csv"))
+    GTEST_SKIP() << "no reference data at " << dir;
+  auto bounds = read_csv(dir + "/tacos-bounds.csv");
+  auto tacos = read_csv(dir + "/tacos-results-table.csv");
+  const Topology t = load_edge_list(dir + "/tacos-inputs/dgxlike_8x8.txt");
+  SynthOptions o = options(CollectiveKind::AllGather, Bytes::gib(1), 4);
+  o.priority = ChunkPriority::Unique;
+  const SynthResult r = synthesize_checked(t, o);
+  EXPECT_TRUE(r.rails);
+  EXPECT_LE(r.time.microseconds(), 1.05 * std::stod(bounds["dgxlike_8x8"][7]));
+  EXPECT_LE(r.time.microseconds(), std::stod(tacos["dgxlike_8x8"][5]));
+  auto tried_rails = [](const SynthResult& x) {
+    return std::any_of(x.attempts.begin(), x.attempts.end(), [](const SynthAttempt& a) { return a.rails; });
+  };
+  const LinkParams rail{Bandwidth::gib_per_s(12.5), Time::us(2)};
+  EXPECT_TRUE(
+      tried_rails(synthesize_checked(dgx(2, 4, kLink, rail), options(CollectiveKind::AllReduce, Bytes::mib(8), 2))));
+  EXPECT_FALSE(
+      tried_rails(synthesize(mesh2d(4, 4, kLink, rail), options(CollectiveKind::AllGather, Bytes::mib(8), 2))));
+}
+
 // ---- CLI ----
 
 std::string run(const std::string& args, int& status) {
@@ -225,6 +251,21 @@ std::string run(const std::string& args, int& status) {
     out.append(buffer, n);
   status = WEXITSTATUS(::pclose(pipe));
   return out;
+}
+
+// The 40,000-NPU All-Reduce goes dimension-wise: 2 parts x (RS, AR, AG) on 200-NPU lines with k = 1 make
+// 4 X Y (X + Y - 2) = 63,680,000 transfers; per-transfer outputs are refused there.
+TEST(SynthCli, FortyThousandNpuMeshGoesDimensionWise) {
+  int status = 0;
+  const std::string args =
+      "synth --topology mesh2d:200x200 --bandwidth 50GiB/s --latency 0.5us --collective all_reduce --size 1GiB "
+      "--chunks 1 --json";
+  const std::string out = run(args, status);
+  EXPECT_EQ(status, 0) << out;
+  for (const char* key : {"\"method\":\"dimensional\"", "\"transfers\":63680000", "\"time_ns\"", "\"bound_ns\""})
+    EXPECT_NE(out.find(key), std::string::npos) << key << " in " << out;
+  const std::string refused = run(args + " --verify", status);
+  EXPECT_EQ(status, 2) << refused;
 }
 
 TEST(SynthCli, JsonHasTheScriptKeys) {

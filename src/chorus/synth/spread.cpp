@@ -79,8 +79,10 @@ class SpreadEngine {
     }
     while (remaining_ > 0) {
       const Time t = next_event_time();
-      if (t == Time::max())
+      if (t == Time::max()) {
+        result_.stalled = result_.gave_up = !p_.link_allowed.empty();
         break;
+      }
       if (t >= p_.give_up) {
         result_.gave_up = true;
         break;
@@ -177,9 +179,10 @@ class SpreadEngine {
     const uint64_t* hu = row(has_, g_.src(l));
     const uint64_t* hv = row(has_, g_.dst(l));
     const uint64_t* iv = row(incoming_, g_.dst(l));
+    const uint64_t* allowed = p_.link_allowed.empty() ? nullptr : p_.link_allowed.data() + size_t{l} * words_;
     uint32_t count = 0;
     for (uint32_t w = 0; w < words_; ++w) {
-      scratch_[w] = hu[w] & ~hv[w] & ~iv[w] & (want ? want[w] : ~0ull);
+      scratch_[w] = hu[w] & ~hv[w] & ~iv[w] & (want ? want[w] : ~0ull) & (allowed ? allowed[w] : ~0ull);
       if (scratch_[w])  // most words are empty; popcount may be a library call without -mpopcnt
         count += static_cast<uint32_t>(std::popcount(scratch_[w]));
     }

@@ -48,6 +48,9 @@ struct SpreadProblem {
   uint64_t seed = 1;
   uint32_t scan_cap = 48;      // options scored per choice (bounds the cost on dense graphs)
   Time give_up = Time::max();  // stop early once the makespan cannot beat this (auto search)
+  // Per link, a bit row of (chunks + 63) / 64 words: the chunks it may carry (empty: every chunk). With a
+  // restriction some member may never receive some chunk; the run then stops with `stalled` set.
+  std::vector<uint64_t> link_allowed;
 };
 
 struct SpreadTransfer {
@@ -62,9 +65,11 @@ struct SpreadResult {
   Time makespan;                          // last arrival at a member
   uint64_t events = 0;
   bool gave_up = false;  // stopped because the makespan would reach SpreadProblem::give_up
+  bool stalled = false;  // link_allowed left some member without some chunk (gave_up is set too)
 };
 
-// Throws InternalError if some member can never receive some chunk (make_synth_graph rules that out).
+// Throws InternalError if some member can never receive some chunk (make_synth_graph rules that out) without a
+// link_allowed restriction.
 SpreadResult spread(const SpreadProblem& problem);
 
 }  // namespace chorus

@@ -118,8 +118,137 @@ uint32_t hop_diameter(const SynthGraph& g, std::optional<uint32_t> root, bool fo
   return diameter;
 }
 
+// Tiers: links slower than the fastest link form the slow tier (a DGX's NIC rails, next to NVLink). Returns each
+// node's slow-tier component (union-find over slow links, both directions), or an empty vector with one tier.
+std::vector<uint32_t> slow_components(const SynthGraph& g) {
+  double fastest = 0;
+  for (uint32_t l = 0; l < g.link_count(); ++l)
+    fastest = std::max(fastest, g.bandwidth(l).bytes_per_second());
+  std::vector<uint32_t> parent(g.node_count());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](uint32_t x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  bool tiered = false;
+  for (uint32_t l = 0; l < g.link_count(); ++l) {
+    if (g.bandwidth(l).bytes_per_second() < fastest) {
+      tiered = true;
+      parent[find(g.src(l))] = find(g.dst(l));
+    }
+  }
+  if (!tiered)
+    return {};
+  for (uint32_t v = 0; v < g.node_count(); ++v)
+    parent[v] = find(v);
+  return parent;
+}
+
+// Whether every member reaches every other from `origin` over fast links and the slow links of origin's own
+// component (the rail restriction below leaves nobody without a chunk).
+bool restricted_reach(const SynthGraph& g, const std::vector<uint32_t>& component, const std::vector<char>& slow,
+                      uint32_t origin) {
+  std::vector<char> seen(g.node_count(), 0);
+  std::vector<uint32_t> queue{origin};
+  seen[origin] = 1;
+  uint32_t members = g.is_member(origin) ? 1 : 0;
+  for (size_t q = 0; q < queue.size(); ++q) {
+    for (uint32_t l : g.out_links(queue[q])) {
+      const uint32_t w = g.dst(l);
+      if (seen[w] || (slow[l] && component[g.src(l)] != component[origin]))
+        continue;
+      seen[w] = 1;
+      members += g.is_member(w) ? 1 : 0;
+      queue.push_back(w);
+    }
+  }
+  return members == g.member_count();
+}
+
+// Whether the fast tier consists of one-hop domains (a DGX's NVLink / NVSwitch nodes): every member reaches each
+// member of its fast-tier component over one fast link, or two through a non-member (a switch). Where fast
+// components are multi-hop (a mesh's rows), restricting the slow links to their own chunks starves the rows.
+bool fast_domains_one_hop(const SynthGraph& g, const std::vector<char>& slow) {
+  std::vector<uint32_t> parent(g.node_count());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](uint32_t x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (uint32_t l = 0; l < g.link_count(); ++l) {
+    if (!slow[l])
+      parent[find(g.src(l))] = find(g.dst(l));
+  }
+  std::vector<uint32_t> members_in(g.node_count(), 0);
+  for (uint32_t m = 0; m < g.member_count(); ++m)
+    ++members_in[find(m)];
+  std::vector<uint32_t> mark(g.node_count(), UINT32_MAX);
+  uint64_t work = 0;
+  for (uint32_t v = 0; v < g.member_count(); ++v) {
+    uint32_t reached = 0;
+    auto reach = [&](uint32_t w) {
+      if (g.is_member(w) && w != v && mark[w] != v) {
+        mark[w] = v;
+        ++reached;
+      }
+    };
+    for (uint32_t l : g.out_links(v)) {
+      if (slow[l])
+        continue;
+      reach(g.dst(l));
+      if (g.is_member(g.dst(l)))
+        continue;
+      for (uint32_t l2 : g.out_links(g.dst(l))) {
+        if (!slow[l2])
+          reach(g.dst(l2));
+        if (++work > (uint64_t{1} << 26))
+          return false;
+      }
+    }
+    if (reached + 1 != members_in[find(v)])
+      return false;
+  }
+  return true;
+}
+
+// The rail restriction (spanning-tree packing by tier, as ForestColl's trees on a DGX: each rail carries its own
+// GPU's chunks): a chunk may cross a slow link only inside the slow-tier component of its origin, so the rails
+// split the inter-node traffic evenly instead of all carrying whatever is scarce. Per link, the allowed-chunk bit
+// rows of SpreadProblem::link_allowed; empty when the graph has one tier or the restriction would leave some member
+// unable to receive some chunk or the fast tier is not made of one-hop domains.
+std::vector<uint64_t> rail_restriction(const SynthGraph& g, const std::vector<uint32_t>& origin, uint32_t chunks) {
+  const std::vector<uint32_t> component = slow_components(g);
+  if (component.empty())
+    return {};
+  double fastest = 0;
+  for (uint32_t l = 0; l < g.link_count(); ++l)
+    fastest = std::max(fastest, g.bandwidth(l).bytes_per_second());
+  std::vector<char> slow(g.link_count());
+  for (uint32_t l = 0; l < g.link_count(); ++l)
+    slow[l] = g.bandwidth(l).bytes_per_second() < fastest;
+  if (!fast_domains_one_hop(g, slow))
+    return {};
+  for (uint32_t m = 0; m < g.member_count(); ++m) {
+    if (!restricted_reach(g, component, slow, m))
+      return {};
+  }
+  const uint32_t words = (chunks + 63) / 64;
+  std::vector<uint64_t> allowed(size_t{g.link_count()} * words, 0);
+  for (uint32_t l = 0; l < g.link_count(); ++l) {
+    uint64_t* row = allowed.data() + size_t{l} * words;
+    for (uint32_t c = 0; c < chunks; ++c) {
+      if (!slow[l] || component[g.src(l)] == component[origin[c]])
+        row[c / 64] |= 1ull << (c % 64);
+    }
+  }
+  return allowed;
+}
+
 struct Candidate {
   uint32_t k = 0;
+  bool rails = false;
   ChunkPriority priority = ChunkPriority::Unique;
   Time time = Time::max();
   SpreadResult first;   // the spread (or, for reductions, the spread on the transposed graph)
@@ -174,7 +303,8 @@ class Synthesizer {
     if (uint64_t{n_} * n_ * std::max<uint32_t>(1, o.chunks_per_npu) > (uint64_t{1} << 30)) {
       throw Error("synth", "topology",
                   fmt::format("{} NPUs need {} chunk deliveries; the flat synthesizer handles up to 2^30; "
-                              "dimension-wise synthesis for larger groups is not implemented yet",
+                              "larger groups need a dimensional topology (mesh, torus, dims:...) for dimension-wise "
+                              "synthesis (synth/dimensional.hpp, chorus synth --dimensional)",
                               n_, uint64_t{n_} * n_ * std::max<uint32_t>(1, o.chunks_per_npu)));
     }
     hops_ = hop_diameter(*graph_, root_, o.kind != CollectiveKind::Reduce);
@@ -239,6 +369,29 @@ class Synthesizer {
     else if (n_ <= o_.all_priorities_up_to)
       priorities = {ChunkPriority::Unique, ChunkPriority::Fresh, ChunkPriority::Scarce, ChunkPriority::Random};
     Candidate best;
+    // The rail restriction applies only on tiered graphs where it keeps every chunk deliverable. It goes first (it
+    // wins on every DGX-like input, so the unrestricted pass then gives up early) and, up to
+    // unrestricted_with_rails_up_to NPUs, the unrestricted pass follows with its own effort, so no small input
+    // gets worse; above that one pass keeps 1024-NPU groups within a second.
+    const bool rails = rails_apply();
+    if (rails)
+      search_pass(order, priorities, true, best, attempts);
+    if (!rails || n_ <= o_.unrestricted_with_rails_up_to)
+      search_pass(order, priorities, false, best, attempts);
+    CHORUS_ASSERT(best.k != 0, "synth: no candidate finished");
+    return best;
+  }
+
+  bool rails_apply() const {
+    if (rooted(o_.kind) || o_.kind == CollectiveKind::AllToAll)
+      return false;
+    std::vector<uint32_t> origin(n_);
+    std::iota(origin.begin(), origin.end(), 0);
+    return !rail_restriction(*graph_, origin, n_).empty() && !rail_restriction(*transposed_, origin, n_).empty();
+  }
+
+  void search_pass(const std::vector<std::pair<Time, uint32_t>>& order, const std::vector<ChunkPriority>& priorities,
+                   bool rails, Candidate& best, std::vector<SynthAttempt>& attempts) {
     uint64_t effort = 0;
     for (const auto& [bound, k] : order) {
       // Sorted by bound: once a bound cannot beat the best, no later one can.
@@ -249,17 +402,16 @@ class Synthesizer {
         if (best.k != 0 && (bound >= best.time || effort + work > o_.search_effort))
           break;
         effort += work;
-        Candidate c = attempt(k, priority, best.time);
-        attempts.push_back({k, priority, bound, c.time, false, c.time == Time::max()});
+        Candidate c = attempt(k, priority, rails, best.time);
+        attempts.push_back({k, priority, bound, c.time, false, c.time == Time::max(), rails});
         if (c.time < best.time)
           best = std::move(c);
       }
     }
-    CHORUS_ASSERT(best.k != 0, "synth: no candidate finished");
-    return best;
   }
 
-  SpreadProblem problem(const SynthGraph& g, uint32_t k, ChunkPriority priority, Time give_up, uint64_t salt) const {
+  SpreadProblem problem(const SynthGraph& g, uint32_t k, ChunkPriority priority, bool rails, Time give_up,
+                        uint64_t salt) const {
     SpreadProblem p;
     p.graph = &g;
     p.tau = link_tau(g, chunk_bytes_for(o_.kind, o_.size, n_, k));
@@ -269,22 +421,25 @@ class Synthesizer {
     p.scan_cap = o_.scan_cap > 0 ? o_.scan_cap : (n_ <= 256 ? 48 : 8);
     p.seed = o_.seed * 0x9E3779B97F4A7C15ull + salt;
     p.give_up = give_up;
+    if (rails)
+      p.link_allowed = rail_restriction(g, p.origin, p.chunks);
     return p;
   }
 
-  Candidate attempt(uint32_t k, ChunkPriority priority, Time give_up) const {
+  Candidate attempt(uint32_t k, ChunkPriority priority, bool rails, Time give_up) const {
     Candidate c;
     c.k = k;
     c.priority = priority;
-    const uint64_t salt = uint64_t{k} * 16 + static_cast<uint64_t>(priority);
+    c.rails = rails;
+    const uint64_t salt = uint64_t{k} * 16 + static_cast<uint64_t>(priority) + (rails ? 8 : 0);
     if (!reduces(o_.kind)) {
-      c.first = spread(problem(*graph_, k, priority, give_up, salt));
+      c.first = spread(problem(*graph_, k, priority, rails, give_up, salt));
       c.events = c.first.events;
       if (!c.first.gave_up)
         c.time = c.first.makespan;
       return c;
     }
-    c.first = spread(problem(*transposed_, k, priority, give_up, salt));
+    c.first = spread(problem(*transposed_, k, priority, rails, give_up, salt));
     c.events = c.first.events;
     if (c.first.gave_up)
       return c;
@@ -292,7 +447,7 @@ class Synthesizer {
       c.time = c.first.makespan;
       return c;
     }
-    SpreadProblem ag = problem(*graph_, k, priority, give_up, salt + 7);
+    SpreadProblem ag = problem(*graph_, k, priority, rails, give_up, salt + 7);
     ag.relays_replicate = true;
     const ReversedTiming rs = reversed_timing(c.first, ag.chunks, graph_->link_count());
     ag.release = rs.chunk_done;
@@ -376,6 +531,7 @@ class Synthesizer {
   void build(Candidate& best, SynthResult& r) {
     r.chunks_per_npu = best.k;
     r.priority = best.priority;
+    r.rails = best.rails;
     r.chunk_bytes = chunk_bytes_for(o_.kind, o_.size, n_, best.k);
     r.chunk_count = rooted(o_.kind) ? best.k : n_ * best.k;
     r.time = best.time;

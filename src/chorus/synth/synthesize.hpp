@@ -52,6 +52,9 @@ struct SynthOptions {
   uint32_t all_priorities_up_to = 128;  // with no priority given, try every priority on groups up to this size
                                         // (only Unique otherwise: it won every comparison, docs/synthesis.md)
   uint32_t max_chunks_per_npu = 64;
+  // Tiered graphs (a DGX's rails): the search tries the rail restriction (synthesize.cpp, rail_restriction) and,
+  // on groups up to this size, the unrestricted engine as well.
+  uint32_t unrestricted_with_rails_up_to = 256;
   uint32_t scan_cap = 0;  // options scored per link choice (SpreadProblem::scan_cap); 0: 48 up to 256 NPUs, else 8
 };
 
@@ -63,6 +66,7 @@ struct SynthAttempt {
   Time time;         // Time::max() when skipped or given up
   bool skipped = false;
   bool gave_up = false;
+  bool rails = false;  // with the rail restriction (slow links carry only their own tier component's chunks)
 };
 
 // One operation's role, for writers (MSCCL) and checks.
@@ -82,6 +86,7 @@ struct SynthResult {
   uint32_t chunk_count = 0;
   Bytes chunk_bytes;
   ChunkPriority priority = ChunkPriority::Unique;
+  bool rails = false;             // the rail restriction won (see synthesize.cpp, rail_restriction)
   std::vector<uint32_t> members;  // global NPU ids; rank r = members[r]
   uint32_t root_rank = 0;
   std::vector<SynthAttempt> attempts;

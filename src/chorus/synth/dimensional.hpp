@@ -1,0 +1,90 @@
+// Dimension-wise collective synthesis for dimensional topologies too large for the flat engine (a 200x200 mesh
+// All-Reduce needs 1.6e9 chunk deliveries flat).
+//
+// A dimensional topology (Topology::dimensions(): NPU id = mixed-radix address, dimension 0 fastest) is a product
+// of lines: the NPUs that differ only in dimension d form a line, a copy of the one-dimensional topology
+// compose({d}), and different lines of the same dimension share no link. So one line per dimension is
+// synthesized with the flat engine (synthesize.hpp) and its schedule is replicated to every parallel line with
+// translated NPU ids, as hierarchical All-Reduce composes per-dimension phases (ASTRA-sim's LocalBandwidthAware
+// composition, collective/hierarchical.hpp; Rabenseifner's RS / AR / AG decomposition):
+//
+//   All-Reduce of D on dims o(0..n-1):  RS on o(0), ..., RS on o(n-2)  (D shrinks by p_d each),
+//                                        AR on o(n-1), AG on o(n-2), ..., AG on o(0)  (D grows back)
+//   Reduce-Scatter: RS on o(0..n-1);  All-Gather: AG on o(0..n-1).
+//
+// Rotations: the buffer is split into n equal parts (n = dimensions of size > 1) and part i runs the phases above
+// with the dimension order rotated by i, o_i(s) = dims[(i + s) mod n]. At every stage s the parts use different
+// dimensions, hence disjoint links, so all of them run at once, and every dimension's links work in every stage
+// (on a mesh the corner NPU's two links both carry data, where one dimension at a time would use one: about 2x
+// faster, near the single-NPU cut bound; 2D-ring All-Reduce uses the same idea).
+//
+// Time: the stages run one after another with a barrier between them (every line of a stage starts when the
+// previous stage has ended everywhere, a conservative but achievable composition: the line schedules are certified
+// by check_synthesis() on their line topology); stage time = the slowest part's line time; the collective's time =
+// the sum of stage times. Transfers are counted (line transfers x lines), never materialized.
+//
+//   DimensionalSynthResult r = synthesize_dimensional(mesh2d(200, 200, link, link), options);
+//   fmt::print("{} in {} transfers\n", to_string(r.time), r.transfers);
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "chorus/synth/synthesize.hpp"
+#include "chorus/topology/topology.hpp"
+
+namespace chorus {
+
+// One line synthesis used by a stage: `lines` parallel copies of it run at once.
+struct DimensionalPhase {
+  uint32_t stage = 0;
+  uint32_t part = 0;       // rotation (buffer part) index
+  uint32_t dimension = 0;  // index into Topology::dimensions()
+  CollectiveKind kind = CollectiveKind::AllGather;
+  Bytes size;  // NCCL convention for `kind`, per line
+  uint32_t line_npus = 0;
+  uint64_t lines = 0;
+  Time time;                    // the line synthesis's time
+  uint64_t line_transfers = 0;  // transfers of one line
+  uint32_t chunks_per_npu = 0;  // chosen by the line synthesis
+};
+
+struct DimensionalSynthResult {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  Bytes size;
+  uint32_t npus = 0;
+  Time time;  // sum of stage times
+  std::vector<Time> stage_times;
+  uint64_t transfers = 0;  // sum over phases of line_transfers x lines
+  std::vector<DimensionalPhase> phases;
+  uint32_t line_syntheses = 0;  // distinct (dimension, collective, size) lines synthesized
+  double synthesis_s = 0;
+};
+
+// True when synthesize_dimensional() applies: All-Gather, Reduce-Scatter or All-Reduce on a dimensional topology
+// with at least two dimensions of size > 1, every NPU taking part and nothing failed.
+bool dimensional_synthesis_applies(const Topology& topology, const SynthOptions& options);
+
+// True when the flat engine would refuse the group (more than 2^30 chunk deliveries) and dimension-wise synthesis
+// applies: `chorus synth` then switches to it.
+bool dimensional_synthesis_needed(const Topology& topology, const SynthOptions& options);
+
+// Throws chorus::Error when it does not apply (see above) or a line synthesis fails.
+DimensionalSynthResult synthesize_dimensional(const Topology& topology, const SynthOptions& options);
+
+// The composed collective as one Schedule over the topology (small topologies only: at most 2^22 transfers, else
+// chorus::Error): every line schedule replicated to every parallel line with translated NPU ids and links, and a
+// barrier (a local step on NPU 0) after each stage. SynthResult::ops carry the global links and the composed timing,
+// so the aware network model (SynthRoutes) can run it; `time` is synthesize_dimensional()'s.
+SynthResult materialize_dimensional(const Topology& topology, const SynthOptions& options);
+
+// The topology of one line of dimension `dimension`: compose() of that dimension alone.
+Topology dimension_line(const Topology& topology, uint32_t dimension);
+
+// A lower bound for dimensional topologies of any size, without max-flows (lower_bound.hpp's cut bound restricted
+// to the single-NPU cuts S = V \ {v}, plus the latency diameter, sum over dimensions of the line's hop diameter
+// times its latency): All-Gather (M/N) (N-1) / min_v B-(v); Reduce-Scatter the same with B+(v); All-Reduce
+// max(T_RS, α) + max(T_AG, α) as in lower_bound.hpp. Rounded down.
+Time dimensional_lower_bound(const Topology& topology, CollectiveKind kind, Bytes size);
+
+}  // namespace chorus
