@@ -6,6 +6,7 @@
 #include <charconv>
 #include <chrono>
 #include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "chorus/synth/dimensional.hpp"
+#include "chorus/synth/chakra_export.hpp"
 #include "chorus/synth/msccl_xml.hpp"
 #include "chorus/synth/verify.hpp"
 #include "commands.hpp"
@@ -79,8 +81,9 @@ void write_schedule_json(const std::string& path, const SynthResult& r) {
 // Dimension-wise synthesis (dimensional.hpp): per-line schedules composed in stages; transfers are counted, not
 // materialized, so the per-transfer outputs are not available.
 void run_dimensional(const SynthCommandOptions& o, const Topology& topology, const SynthOptions& options) {
-  if (!o.out.empty() || !o.schedule_json.empty() || o.verify) {
-    throw Error("synth", o.verify ? "--verify" : (o.out.empty() ? "--schedule" : "--out"),
+  if (!o.out.empty() || !o.schedule_json.empty() || o.verify || !o.chakra.empty()) {
+    throw Error("synth",
+                o.verify ? "--verify" : (!o.chakra.empty() ? "--chakra" : (o.out.empty() ? "--schedule" : "--out")),
                 "is not available with dimension-wise synthesis (transfers are counted, not materialized); the line "
                 "schedules it composes are certified in the tests");
   }
@@ -137,11 +140,6 @@ void run_dimensional(const SynthCommandOptions& o, const Topology& topology, con
 }
 
 void run(const SynthCommandOptions& o) {
-  if (!o.chakra.empty()) {
-    throw Error("", "--chakra",
-                "Chakra per-rank traces are not written by this build yet (left for the Chakra writer); use --out "
-                "for MSCCL XML or --schedule for JSON");
-  }
   const Topology topology = make_topology(o.topology);
   const std::optional<CollectiveKind> kind = parse_collective_kind(o.collective);
   if (!kind) {
@@ -159,6 +157,8 @@ void run(const SynthCommandOptions& o) {
     write_msccl_xml(o.out, r, "chorus-synth");
   if (!o.schedule_json.empty())
     write_schedule_json(o.schedule_json, r);
+  if (!o.chakra.empty())
+    write_chakra_schedule((std::filesystem::path(o.chakra) / to_string(r.kind)).string(), r, topology);
   std::optional<SynthCheck> check;
   if (o.verify)
     check = check_synthesis(topology, r);
@@ -235,7 +235,9 @@ void register_synth_command(CLI::App& app) {
   add_synth_flags(*cmd, options->synth);
   cmd->add_option("--out", options->out, "write the algorithm as MSCCL XML");
   cmd->add_option("--schedule", options->schedule_json, "write the schedule (every transfer, timed) as JSON");
-  cmd->add_option("--chakra", options->chakra, "Chakra per-rank traces (not available yet)");
+  cmd->add_option("--chakra", options->chakra,
+                  "write Chakra per-rank traces (COMM_SEND/COMM_RECV/COMP) to DIR/<collective>.<rank>.et, as "
+                  "ASTRA-sim custom collectives read them");
   cmd->add_flag("--verify", options->verify,
                 "check the result: every chunk delivered, no link double-booked, aware-model simulation");
   cmd->add_flag("--json", options->json, "print one JSON object");
