@@ -293,7 +293,7 @@ TEST(SynthCli, CollectiveSynthPrintsEstimateAndSimulation) {
 TEST(SynthCli, BadInputIsOneLineAndStatusTwo) {
   for (const char* args :
        {"--topology ring:8 --npus 0-9", "--topology ring:8 --fail-links 0-1,4-5", "--topology ring:8 --fail-links 0-3",
-        "--topology ring:8 --chunks 0", "--topology ring:8 --chakra traces/"}) {
+        "--topology ring:8 --chunks 0", "--topology switch:8 --chakra /tmp/chorus_switch_chakra"}) {
     int status = 0;
     const std::string out =
         run(std::string("synth ") + args + " --bandwidth 50GiB/s --latency 0.5us --collective all_gather --size 1MiB",
