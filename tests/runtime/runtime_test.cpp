@@ -130,31 +130,6 @@ TEST(Runtime, ComputeOverlapsCommunication) {
   EXPECT_EQ(r.npus[0].idle, Time::zero());
 }
 
-// NPU 0 has two collectives ready at t = 0, on groups {0,1} (node 1) and {0,2} (node 2), and one communication
-// slot. FIFO serves node 1 first (0-4 us) then node 2 (4-8 us); LIFO the other way round. 2000 B ring All-Reduce
-// on 2 NPUs: 4 us.
-TEST(Runtime, SchedulingPolicyOrdersWaitingCollectives) {
-  for (const SchedulingPolicy policy : {SchedulingPolicy::Fifo, SchedulingPolicy::Lifo}) {
-    WorkloadBuilder b(policy == SchedulingPolicy::Fifo ? "fifo" : "lifo", 3);
-    b.coll(0, 1, CommType::AllReduce, 2000, {}, "a");
-    b.coll(0, 2, CommType::AllReduce, 2000, {}, "b");
-    b.coll(1, 1, CommType::AllReduce, 2000, {}, "a");
-    b.coll(2, 1, CommType::AllReduce, 2000, {}, "b");
-    const std::string groups = b.file("groups.json", R"({"a": [0, 1], "b": [0, 2]})");
-    AstraSystemConfig system;
-    system.scheduling_policy = policy;
-    system.endpoint_delay = Time::zero();
-    system.implementations[CollectiveKind::AllReduce] = {"ring"};
-    RuntimeOptions options;
-    options.lower_bounds = false;
-    options.system = &system;
-    const RunReport r = run_workload(load_workload(b.write(), groups), fully_connected(3, kLink), options);
-    const bool fifo = policy == SchedulingPolicy::Fifo;
-    EXPECT_EQ(r.npus[1].finish, Time::us(fifo ? 4 : 8));
-    EXPECT_EQ(r.npus[2].finish, Time::us(fifo ? 8 : 4));
-  }
-}
-
 TEST(RuntimeDeadlock, ReceiveWithoutSend) {
   WorkloadBuilder b("dl_recv", 2);
   b.recv(1, 4, 0, 1000, 9);

@@ -30,7 +30,7 @@ constexpr size_t kLimited = 3;  // Compute, Cpu and Comm hold one node at a time
 enum class NodeState : uint8_t { Waiting, Ready, Issued, Done };
 
 struct ReadyEntry {
-  int64_t key = 0;  // smaller first: 0; for communication, the scheduling policy's order (see comm_order_key)
+  int64_t key = 0;  // smaller first: 0, or -comm_priority under EXPLICIT
   uint64_t id = 0;  // then the smallest node id, as Chakra's feeder orders issuable nodes
   uint32_t node = 0;
   auto operator<=>(const ReadyEntry&) const = default;
@@ -64,7 +64,6 @@ struct Executor {
   std::unordered_map<uint32_t, uint32_t> collectives_issued;  // group -> count
   std::vector<uint32_t> collective_index;                     // per node: its k on its group
   uint64_t done = 0;
-  uint64_t comm_ready_count = 0;  // communication nodes made ready so far (LIFO/FIFO order)
   Time finish;
   std::vector<Span> compute_spans;
   std::vector<Span> comm_spans;
@@ -232,26 +231,13 @@ class Runtime {
 
   Resource queue_of(const WorkloadNode& n) const { return options_.resource_limits ? resource_of(n) : Resource::Free; }
 
-  // ASTRA-sim's scheduling-policy for communication that waits for the NPU's one communication slot:
-  // LIFO serves the most recently ready first, FIFO the earliest, EXPLICIT the highest comm_priority.
-  // Without a system file, nodes go by id (Chakra's feeder order).
-  int64_t comm_order_key(const WorkloadNode& n, Executor& ex) const {
-    if (options_.system == nullptr)
-      return 0;
-    const auto sequence = static_cast<int64_t>(ex.comm_ready_count++);
-    switch (options_.system->scheduling_policy) {
-      case SchedulingPolicy::Lifo: return -sequence;
-      case SchedulingPolicy::Fifo: return sequence;
-      case SchedulingPolicy::Explicit: return -n.priority;
-    }
-    return 0;
-  }
-
   void make_ready(uint32_t npu, uint32_t node) {
     const WorkloadNode& n = workload_.npus[npu].nodes[node];
     Executor& ex = executors_[npu];
     ex.state[node] = NodeState::Ready;
-    const int64_t key = resource_of(n) == Resource::Comm ? comm_order_key(n, ex) : 0;
+    const bool explicit_order =
+        options_.system != nullptr && options_.system->scheduling_policy == SchedulingPolicy::Explicit;
+    const int64_t key = explicit_order && resource_of(n) == Resource::Comm ? -n.priority : 0;
     ex.ready[static_cast<size_t>(queue_of(n))].push(ReadyEntry{key, n.id, node});
   }
 

@@ -2,8 +2,7 @@
 //
 // Semantics (docs/workload.md has the full list and the differences from ASTRA-sim):
 // - One executor per NPU. A node is ready when all its data and control dependencies are done; ready nodes
-//   are issued smallest node id first; communication waiting for its slot follows the system file's
-//   scheduling-policy (LIFO: most recently ready first, FIFO: earliest, EXPLICIT: highest comm_priority).
+//   are issued smallest node id first (COMM_COLL/SEND under the EXPLICIT policy: highest comm_priority first).
 // - Resource rules (ASTRA-sim's defaults, `resource_limits`): per NPU at most one GPU compute node, one CPU
 //   node and one collective-or-send in flight; receives and memory accesses are unlimited.
 // - COMP: duration_micros replayed (0 -> 1 ns, as ASTRA-sim), or with roofline on, num_ops over
