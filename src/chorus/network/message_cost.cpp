@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "chorus/core/assert.hpp"
-#include "chorus/topology/routing.hpp"
+#include "chorus/topology/route_table.hpp"
 
 namespace chorus {
 
@@ -59,7 +59,8 @@ Time DimensionalCost::delay(NodeId src, NodeId dst, Bytes bytes) const {
   return Time::zero();
 }
 
-RoutedCost::RoutedCost(const Topology& topology) : topology_(topology), router_(std::make_unique<Router>(topology)) {}
+RoutedCost::RoutedCost(const Topology& topology)
+    : topology_(topology), routes_(std::make_unique<RouteTable>(topology)) {}
 
 RoutedCost::~RoutedCost() = default;
 
@@ -70,7 +71,7 @@ const RoutedCost::Path& RoutedCost::path(NodeId src, NodeId dst) const {
     return it->second;
   Path p{Time::zero(), Bandwidth::bytes_per_s(0)};
   bool first = true;
-  for (LinkId l : router_->route(src, dst)) {
+  for (LinkId l : routes_->route(src, dst)) {
     p.latency += topology_.link_latency(l);
     if (first || topology_.link_bandwidth(l) < p.bottleneck)
       p.bottleneck = topology_.link_bandwidth(l);
@@ -82,6 +83,12 @@ const RoutedCost::Path& RoutedCost::path(NodeId src, NodeId dst) const {
 Time RoutedCost::delay(NodeId src, NodeId dst, Bytes bytes) const {
   const Path& p = path(src, dst);
   return p.latency + transfer_time(bytes, p.bottleneck);
+}
+
+std::unique_ptr<MessageCost> make_message_cost(const Topology& topology, bool astra_rounding) {
+  if (astra_rounding && topology.is_dimensional())
+    return std::make_unique<DimensionalCost>(topology, true);
+  return std::make_unique<RoutedCost>(topology);
 }
 
 }  // namespace chorus

@@ -5,8 +5,10 @@
 //   hops = 1 (FullyConnected), 2 (Switch: up and down), ring distance (Ring: the shorter way; UniRing: forward),
 //   |delta| (Mesh). In ASTRA-sim mode the sum is truncated to whole ns exactly as ASTRA-sim does
 //   (bandwidth in GiB/s converted to B/ns); otherwise it is exact to the picosecond.
-// - RoutedCost: any topology. The message follows the Router's shortest path; it pays the sum of the link
-//   latencies plus its size over the slowest link on the path (cut-through, no contention).
+// - RoutedCost: any topology. The message follows the RouteTable's route (the one the contention models use:
+//   dimension-order on dimensional topologies, BFS otherwise); it pays the sum of the link latencies plus its
+//   size over the slowest link on the path (cut-through, no contention).
+// make_message_cost() is the one place that picks between them.
 #pragma once
 
 #include <memory>
@@ -17,7 +19,7 @@
 
 namespace chorus {
 
-class Router;
+class RouteTable;
 
 class MessageCost {
  public:
@@ -51,8 +53,12 @@ class RoutedCost final : public MessageCost {
   const Path& path(NodeId src, NodeId dst) const;
 
   const Topology& topology_;
-  std::unique_ptr<Router> router_;
+  std::unique_ptr<RouteTable> routes_;
   mutable std::unordered_map<uint64_t, Path> cache_;  // (src, dst) -> path summary; not thread-safe
 };
+
+// ASTRA-sim's DimensionalCost (whole-ns rounding) when `astra_rounding` and the topology has dimensions, else the
+// physical RoutedCost.
+std::unique_ptr<MessageCost> make_message_cost(const Topology& topology, bool astra_rounding);
 
 }  // namespace chorus

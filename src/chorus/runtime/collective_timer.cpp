@@ -28,12 +28,6 @@ std::optional<CollectiveKind> simulated_kind(CommType type) {
 
 namespace {
 
-std::unique_ptr<MessageCost> make_cost(const Topology& topology, bool astra) {
-  if (topology.is_dimensional())
-    return std::make_unique<DimensionalCost>(topology, astra);
-  return std::make_unique<RoutedCost>(topology);
-}
-
 // The algorithm of each dimension the plan uses, in first-use order: "ring" or "ring,direct".
 std::string algorithm_label(const CollectivePlan& plan) {
   std::vector<uint32_t> seen;
@@ -52,7 +46,7 @@ std::string algorithm_label(const CollectivePlan& plan) {
 }  // namespace
 
 CollectiveTimer::CollectiveTimer(const Topology& topology, CollectiveTimerOptions options)
-    : topology_(topology), options_(options), cost_(make_cost(topology, options.system != nullptr)) {}
+    : topology_(topology), options_(options), cost_(make_message_cost(topology, options.system != nullptr)) {}
 
 CollectiveTimer::~CollectiveTimer() = default;
 

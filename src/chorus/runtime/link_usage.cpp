@@ -5,18 +5,10 @@
 
 namespace chorus {
 
-LinkUsage::LinkUsage(const Topology& topology) : topology_(topology), router_(topology) {
+LinkUsage::LinkUsage(const Topology& topology) : topology_(topology), routes_(topology) {
   stats_.resize(topology.link_count());
   scratch_.resize(topology.link_count());
   in_scratch_.assign(topology.link_count(), 0);
-}
-
-const std::vector<LinkId>& LinkUsage::route(uint32_t src, uint32_t dst) {
-  const uint64_t key = (uint64_t{src} << 32) | dst;
-  auto it = routes_.find(key);
-  if (it == routes_.end())
-    it = routes_.emplace(key, router_.route(NodeId{src}, NodeId{dst})).first;
-  return it->second;
 }
 
 void LinkUsage::gather(const std::vector<uint32_t>& members, const TimedCollective& timed) {

@@ -4,7 +4,7 @@
 // - A collective of every NPU was timed on the network itself: its LinkStats (from the aware or flow model) are
 //   added link by link.
 // - A subgroup's collective was timed on its logical ring (collective_timer.hpp): each logical ring link's bytes
-//   and busy time are charged to every physical link on the shortest route between the two members (Router),
+//   and busy time are charged to every physical link on the route between the two members (RouteTable, as the contention models route),
 //   the approximation ASTRA-sim's CommunicatorGroup makes too. Within one collective, hops that share a physical
 //   link add their bytes and flows; their busy times overlap, so the longest counts.
 // - A point-to-point message adds its bytes and its transmission time (bytes / link bandwidth) on its route.
@@ -25,7 +25,7 @@
 
 #include "chorus/network/link_stats.hpp"
 #include "chorus/runtime/collective_timer.hpp"
-#include "chorus/topology/routing.hpp"
+#include "chorus/topology/route_table.hpp"
 
 namespace chorus {
 
@@ -41,13 +41,12 @@ class LinkUsage {
   const LinkStats& stats() const { return stats_; }
 
  private:
-  const std::vector<LinkId>& route(uint32_t src, uint32_t dst);
+  std::span<const LinkId> route(uint32_t src, uint32_t dst) const { return routes_.route(NodeId{src}, NodeId{dst}); }
   void gather(const std::vector<uint32_t>& members, const TimedCollective& timed);  // into scratch_ and touched_
   void clear_scratch();
 
   const Topology& topology_;
-  Router router_;
-  std::unordered_map<uint64_t, std::vector<LinkId>> routes_;  // by (src << 32 | dst)
+  RouteTable routes_;
   LinkStats stats_;
   LinkStats scratch_;  // one collective's contribution before it is added
   std::vector<uint8_t> in_scratch_;

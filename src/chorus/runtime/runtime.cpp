@@ -147,12 +147,6 @@ Time overlap(const std::vector<Span>& a, const std::vector<Span>& b) {
   return t;
 }
 
-std::unique_ptr<MessageCost> point_to_point_cost(const Topology& topology, bool astra) {
-  if (topology.is_dimensional())
-    return std::make_unique<DimensionalCost>(topology, astra);
-  return std::make_unique<RoutedCost>(topology);
-}
-
 class Runtime {
  public:
   Runtime(const Workload& workload, const Topology& topology, const RuntimeOptions& options)
@@ -160,7 +154,7 @@ class Runtime {
         topology_(topology),
         options_(options),
         timer_(topology, CollectiveTimerOptions{options.model, options.system, options.lower_bounds, wants_links()}),
-        p2p_(point_to_point_cost(topology, options.system != nullptr)),
+        p2p_(make_message_cost(topology, options.system != nullptr)),
         memory_(options.memory) {
     check_inputs();
     if (wants_links())

@@ -46,9 +46,8 @@ std::unique_ptr<MessageCost> unaware_cost(const Topology& topology, bool astra_c
     if (!topology.is_dimensional()) {
       throw Error("", "--system", "ASTRA-sim compatibility needs a dimensional network (--network FILE.yml)");
     }
-    return std::make_unique<DimensionalCost>(topology, true);
   }
-  return std::make_unique<RoutedCost>(topology);
+  return make_message_cost(topology, astra_compatible);
 }
 
 bool use_symmetric(const CollectiveRunOptions& options, bool possible) {
