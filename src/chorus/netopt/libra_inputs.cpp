@@ -11,6 +11,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/strict_number.hpp"
 #include "chorus/io/text_file.hpp"
+#include "chorus/topology/astra_network.hpp"
 
 namespace chorus::netopt {
 
@@ -64,15 +65,7 @@ YAML::Node yaml_list(const YAML::Node& root, const std::string& key, const std::
 
 }  // namespace
 
-std::optional<BlockKind> parse_block(const std::string& name) {
-  if (name == "Ring")
-    return BlockKind::Ring;
-  if (name == "FullyConnected")
-    return BlockKind::FullyConnected;
-  if (name == "Switch")
-    return BlockKind::Switch;
-  return std::nullopt;
-}
+std::optional<BlockKind> parse_block(const std::string& name) { return parse_astra_block(name); }
 
 NetworkShape load_libra_network(const std::string& path) {
   const YAML::Node root = parse_yaml(path);

@@ -52,12 +52,8 @@ double get_number(const std::string& path, const YAML::Node& node, const std::st
 
 BlockKind get_block(const std::string& path, const YAML::Node& node, const std::string& field) {
   const std::string name = node.IsScalar() ? node.Scalar() : "";
-  if (name == "Ring")
-    return BlockKind::Ring;
-  if (name == "FullyConnected")
-    return BlockKind::FullyConnected;
-  if (name == "Switch")
-    return BlockKind::Switch;
+  if (const std::optional<BlockKind> block = parse_astra_block(name))
+    return *block;
   if (!node.IsScalar())
     throw Error(path, field, "must be a block name: Ring, FullyConnected or Switch");
   throw Error(path, field, fmt::format("unknown block '{}'; expected Ring, FullyConnected or Switch", name));
@@ -128,6 +124,16 @@ std::vector<Dimension> read_dimensions(const std::string& path, const YAML::Node
 }
 
 }  // namespace
+
+std::optional<BlockKind> parse_astra_block(std::string_view name) {
+  if (name == "Ring")
+    return BlockKind::Ring;
+  if (name == "FullyConnected")
+    return BlockKind::FullyConnected;
+  if (name == "Switch")
+    return BlockKind::Switch;
+  return std::nullopt;
+}
 
 Topology load_astra_network(const std::string& path) {
   const YAML::Node root = load_yaml_file(path);

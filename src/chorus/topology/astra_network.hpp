@@ -9,7 +9,9 @@
 // named after the file's stem.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "chorus/topology/topology.hpp"
 
@@ -18,5 +20,8 @@ namespace chorus {
 // Throws chorus::Error(path, key, message) naming the offending key (e.g. "bandwidth[1]") on any problem:
 // missing or unknown keys, wrong types, mismatched lengths, out-of-range values, YAML syntax errors.
 Topology load_astra_network(const std::string& path);
+
+// ASTRA-sim's building-block names: "Ring", "FullyConnected", "Switch"; nullopt for anything else.
+std::optional<BlockKind> parse_astra_block(std::string_view name);
 
 }  // namespace chorus
