@@ -100,28 +100,6 @@ Evaluation parse_evaluation(const std::string& text) {
   throw Error("", "--evaluation", fmt::format("unknown evaluation '{}'; expected auto, symmetric or schedule", text));
 }
 
-std::string algorithm_label(const CollectivePlan& plan) {
-  std::string label;
-  uint32_t last_dim = UINT32_MAX;
-  for (const PlannedPhase& phase : plan.phases) {
-    if (phase.dim == last_dim)
-      continue;
-    bool seen = false;
-    for (const PlannedPhase& q : plan.phases) {
-      if (&q == &phase)
-        break;
-      seen = seen || q.dim == phase.dim;
-    }
-    if (seen)
-      continue;
-    if (!label.empty())
-      label += ",";
-    label += to_string(phase.spec.algorithm.kind);
-    last_dim = phase.dim;
-  }
-  return label.empty() ? "none" : label;
-}
-
 void run(const CollectiveOptions& o) {
   const auto model = parse_network_model(o.model);
   if (!model)

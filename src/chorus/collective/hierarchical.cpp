@@ -124,6 +124,20 @@ CollectivePlan plan_collective(const Topology& topology, const Collective& colle
   return plan;
 }
 
+std::string algorithm_label(const CollectivePlan& plan) {
+  std::vector<uint32_t> seen;
+  std::string label;
+  for (const PlannedPhase& phase : plan.phases) {
+    if (std::find(seen.begin(), seen.end(), phase.dim) != seen.end())
+      continue;
+    seen.push_back(phase.dim);
+    if (!label.empty())
+      label += ",";
+    label += to_string(phase.spec.algorithm.kind);
+  }
+  return label.empty() ? "none" : label;
+}
+
 uint64_t count_transfers(const CollectivePlan& plan) {
   uint64_t per_chunk = 0;
   for (const PlannedPhase& phase : plan.phases) {

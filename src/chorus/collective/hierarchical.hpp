@@ -72,6 +72,9 @@ struct CollectivePlan {
 CollectivePlan plan_collective(const Topology& topology, const Collective& collective,
                                const CollectivePlanConfig& config);
 
+// The algorithm of each dimension the plan uses, in first-use order, for reports: "ring" or "ring,direct,...".
+std::string algorithm_label(const CollectivePlan& plan);
+
 // Number of transfers the plan makes in total (without building it).
 uint64_t count_transfers(const CollectivePlan& plan);
 

@@ -28,21 +28,6 @@ std::optional<CollectiveKind> simulated_kind(CommType type) {
 
 namespace {
 
-// The algorithm of each dimension the plan uses, in first-use order: "ring" or "ring,direct".
-std::string algorithm_label(const CollectivePlan& plan) {
-  std::vector<uint32_t> seen;
-  std::string label;
-  for (const PlannedPhase& phase : plan.phases) {
-    if (std::find(seen.begin(), seen.end(), phase.dim) != seen.end())
-      continue;
-    seen.push_back(phase.dim);
-    if (!label.empty())
-      label += ",";
-    label += to_string(phase.spec.algorithm.kind);
-  }
-  return label.empty() ? "none" : label;
-}
-
 }  // namespace
 
 CollectiveTimer::CollectiveTimer(const Topology& topology, CollectiveTimerOptions options)
