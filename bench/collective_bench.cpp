@@ -4,8 +4,8 @@
 // - a native 65,536-NPU ring All-Reduce (generator ring(), 50 GB/s, 500 ns, 4 splits);
 // - the schedule path (build_schedule + run_unaware) for a 256-NPU ring All-Reduce, reporting transfers/s.
 //
-// The reference inputs are found through $CHORUS_REFERENCE_DIR, else next to the source tree
-// (<repo>/../shared/reference).
+// The reference inputs are found through $CHORUS_REFERENCE_DIR, else tests/data/reference
+// (<repo>/tests/data/reference).
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -26,9 +26,7 @@ namespace {
 std::string reference_dir() {
   if (const char* env = std::getenv("CHORUS_REFERENCE_DIR"); env != nullptr && *env != '\0')
     return env;
-  // __FILE__ is <repo>/bench/collective_bench.cpp.
-  const std::filesystem::path repo = std::filesystem::path(__FILE__).parent_path().parent_path();
-  return (repo.parent_path() / "shared" / "reference").string();
+  return CHORUS_REFERENCE_DIR;
 }
 
 std::string astra_input(const std::string& relative) {

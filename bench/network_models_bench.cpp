@@ -4,7 +4,7 @@
 //   these go through the symmetric evaluation over link classes;
 // - the full-schedule path on a 32x32 mesh (not rotation-symmetric) and a 256-NPU switch all-to-all, reporting
 //   events per second.
-// Reference inputs: $CHORUS_REFERENCE_DIR, else <repo>/../shared/reference.
+// Reference inputs: $CHORUS_REFERENCE_DIR, else <repo>/tests/data/reference.
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -24,7 +24,7 @@ std::string astra_input(const std::string& relative) {
   if (const char* env = std::getenv("CHORUS_REFERENCE_DIR"); env != nullptr && *env != '\0') {
     dir = env;
   } else {
-    dir = (std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "shared" / "reference").string();
+    dir = CHORUS_REFERENCE_DIR;
   }
   return dir + "/astra-sim-inputs/" + relative;
 }

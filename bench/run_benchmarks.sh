@@ -3,12 +3,12 @@
 # peak memory of the `chorus collective` CLI on the large ring cases, and prints a small table.
 #
 #   bench/run_benchmarks.sh [BUILD_DIR]      (default BUILD_DIR: <repo>/build-bench)
-#   CHORUS_REFERENCE_DIR overrides the reference inputs (default <repo>/../shared/reference).
+#   CHORUS_REFERENCE_DIR overrides the reference inputs (default <repo>/tests/data/reference).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$repo/build-bench}"
-reference="${CHORUS_REFERENCE_DIR:-$repo/../shared/reference}"
+reference="${CHORUS_REFERENCE_DIR:-$repo/tests/data/reference}"
 export CHORUS_REFERENCE_DIR="$reference"
 jobs="${CHORUS_BUILD_JOBS:-2}"
 

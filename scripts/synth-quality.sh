@@ -4,7 +4,7 @@
 # Usage: scripts/synth-quality.sh [build/chorus] [reference dir]   -> CSV on stdout
 set -euo pipefail
 chorus=${1:-build/chorus}
-ref=${2:-$(dirname "$0")/../../shared/reference}
+ref=${2:-$(dirname "$0")/../tests/data/reference}
 echo "label,npus,chorus_us,tacos_us,bound_us,ratio_bound,ratio_tacos,chunks_per_npu,priority,synthesis_s,transfers"
 tail -n +2 "$ref/tacos-results-table.csv" | while IFS=, read -r label npus rest; do
   tacos=$(echo "$rest" | cut -d, -f4)
