@@ -215,8 +215,8 @@ void register_collective_command(CLI::App& app) {
       ->required();
   cmd->add_option(
       "--algorithm", options->algorithm,
-      "ring | direct | directN | halvingDoubling | doubleBinaryTree | oneRing | ...; a comma list gives one "
-      "per dimension (default ring); synth: synthesize for this topology (chorus synth) and simulate");
+      "ring | direct | directN | halvingDoubling | doubleBinaryTree | twoTree | oneRing | ...; a comma list gives "
+      "one per dimension (default ring); synth: synthesize for this topology (chorus synth) and simulate");
   add_synth_flags(*cmd, options->synth);
   cmd->add_option("--composition", options->composition,
                   "multi-dimensional All-Reduce: localBWAware (default) | baseline");

@@ -58,15 +58,13 @@ TEST(Algorithms, HalvingDoublingIsRabenseifner) {
   EXPECT_THROW(run(ring(6, kLink), CollectiveKind::AllReduce, d, AlgorithmKind::HalvingDoubling), Error);
 }
 
-TEST(Algorithms, DoubleBinaryTreeByHand) {
+TEST(Algorithms, TwoTreeByHand) {
   // fc:4, halves of 4 MB (81 us per hop). Tree A: 0 <- {1, 2}, 1 <- {3}. Up: 3->1 at 81, 1->0 at 162,
   // 2->0 at 81; down: 0->1 and 0->2 at 243, 1->3 at 324. Tree B is its mirror; both run in parallel.
-  EXPECT_EQ(
-      run(fully_connected(4, kLink), CollectiveKind::AllReduce, Bytes(8'000'000), AlgorithmKind::DoubleBinaryTree),
-      Time::us(324));
-  EXPECT_THROW(
-      run(fully_connected(4, kLink), CollectiveKind::AllGather, Bytes(8'000'000), AlgorithmKind::DoubleBinaryTree),
-      Error);
+  EXPECT_EQ(run(fully_connected(4, kLink), CollectiveKind::AllReduce, Bytes(8'000'000), AlgorithmKind::TwoTree),
+            Time::us(324));
+  EXPECT_THROW(run(fully_connected(4, kLink), CollectiveKind::AllGather, Bytes(8'000'000), AlgorithmKind::TwoTree),
+               Error);
 }
 
 TEST(Algorithms, HierarchicalTorusPipelinesChunks) {

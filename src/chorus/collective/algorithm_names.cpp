@@ -28,6 +28,8 @@ ParsedAlgorithm parse_algorithm_name(std::string_view name, const std::string& s
     out.choice.kind = AlgorithmKind::HalvingDoubling;
   } else if (!out.flatten && (key == "doublebinarytree" || key == "dbt")) {
     out.choice.kind = AlgorithmKind::DoubleBinaryTree;
+  } else if (!out.flatten && key == "twotree") {
+    out.choice.kind = AlgorithmKind::TwoTree;
   } else if (key.starts_with("direct")) {
     out.choice.kind = AlgorithmKind::Direct;
     const std::string_view window = std::string_view(key).substr(6);
@@ -43,7 +45,7 @@ ParsedAlgorithm parse_algorithm_name(std::string_view name, const std::string& s
     throw Error(
         source, field,
         fmt::format("unknown algorithm '{}'; expected ring, direct, directN, halvingDoubling, doubleBinaryTree, "
-                    "oneRing, oneDirect or oneHalvingDoubling",
+                    "twoTree, oneRing, oneDirect or oneHalvingDoubling",
                     name));
   }
   return out;

@@ -1,8 +1,9 @@
 // Names of the built-in algorithms, as ASTRA-sim system files and the chorus CLI write them.
 //
-//   ring | direct | directN (window N) | halvingDoubling | doubleBinaryTree, and ASTRA-sim's flattened forms
-//   oneRing | oneDirect[N] | oneHalvingDoubling (one logical dimension of all NPUs).
-// The CLI also accepts snake_case and short forms: halving_doubling, hd, double_binary_tree, dbt.
+//   ring | direct | directN (window N) | halvingDoubling | doubleBinaryTree (ASTRA-sim's), and ASTRA-sim's
+//   flattened forms oneRing | oneDirect[N] | oneHalvingDoubling (one logical dimension of all NPUs);
+//   twoTree is chorus's own double binary tree (not an ASTRA-sim name).
+// The CLI also accepts snake_case and short forms: halving_doubling, hd, double_binary_tree, dbt, two_tree.
 #pragma once
 
 #include <string>

@@ -174,7 +174,7 @@ class GroupExpander {
     std::vector<MemberProgram> programs(p);
     std::vector<std::vector<uint32_t>> op_of(p);
     for (uint32_t m = 0; m < p; ++m) {
-      programs[m] = member_program(phase_.spec, plan_.overheads, m);
+      programs[m] = member_program(phase_.spec, plan_.overheads, m, chunk_);
       op_of[m].assign(programs[m].sends.size(), kNone);
     }
     // Kahn-style sweeps: a member's next send is added once everything it waits for exists.

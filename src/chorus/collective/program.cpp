@@ -23,7 +23,9 @@ Time Overheads::reduction(Bytes size) const {
 
 bool is_rotation_symmetric(const PhaseSpec& phase) {
   const bool rooted = phase.kind == CollectiveKind::Broadcast || phase.kind == CollectiveKind::Reduce;
-  return !rooted && phase.algorithm.kind != AlgorithmKind::DoubleBinaryTree;
+  const bool tree =
+      phase.algorithm.kind == AlgorithmKind::DoubleBinaryTree || phase.algorithm.kind == AlgorithmKind::TwoTree;
+  return !rooted && !tree;
 }
 
 std::string to_string(AlgorithmKind kind) {
@@ -36,11 +38,13 @@ std::string to_string(AlgorithmKind kind) {
       return "halvingDoubling";
     case AlgorithmKind::DoubleBinaryTree:
       return "doubleBinaryTree";
+    case AlgorithmKind::TwoTree:
+      return "twoTree";
   }
   return "?";
 }
 
-MemberProgram member_program(const PhaseSpec& phase, const Overheads& overheads, uint32_t member) {
+MemberProgram member_program(const PhaseSpec& phase, const Overheads& overheads, uint32_t member, uint32_t chunk) {
   if (phase.kind == CollectiveKind::Broadcast || phase.kind == CollectiveKind::Reduce)
     return algorithms::rooted(phase, overheads, member);
   switch (phase.algorithm.kind) {
@@ -51,7 +55,9 @@ MemberProgram member_program(const PhaseSpec& phase, const Overheads& overheads,
     case AlgorithmKind::HalvingDoubling:
       return algorithms::halving_doubling(phase, overheads, member);
     case AlgorithmKind::DoubleBinaryTree:
-      return algorithms::double_binary_tree(phase, overheads, member);
+      return algorithms::double_binary_tree(phase, overheads, member, chunk);
+    case AlgorithmKind::TwoTree:
+      return algorithms::two_tree(phase, overheads, member);
   }
   return {};
 }

@@ -1,6 +1,6 @@
 // Member programs: what one member of a group does in one phase of a collective.
 //
-// A built-in algorithm (ring, direct, halving-doubling, double binary tree) describes each member's part as
+// A built-in algorithm (ring, direct, halving-doubling, the two trees) describes each member's part as
 // an ordered list of sends. A send waits for some messages to arrive (each named by its sender and the
 // sender's send index), then for a local `pre_delay` (endpoint overhead, reduction of what just arrived),
 // then goes to the network. The member is finished `finish` after its last awaited arrivals.
@@ -21,7 +21,9 @@
 
 namespace chorus {
 
-enum class AlgorithmKind : uint8_t { Ring, Direct, HalvingDoubling, DoubleBinaryTree };
+// DoubleBinaryTree is ASTRA-sim's (one whole tree per chunk, alternating); TwoTree is chorus's own (both trees at
+// once, half of the buffer each).
+enum class AlgorithmKind : uint8_t { Ring, Direct, HalvingDoubling, DoubleBinaryTree, TwoTree };
 
 struct AlgorithmChoice {
   AlgorithmKind kind = AlgorithmKind::Ring;
@@ -68,13 +70,14 @@ struct MemberProgram {
 };
 
 // True if every member's program is member 0's rotated (ring, direct, halving-doubling on the all-to-all
-// collectives; never a rooted Broadcast or Reduce, nor the double binary tree): the symmetric evaluator may
+// collectives; never a rooted Broadcast or Reduce, nor a tree): the symmetric evaluator may
 // then be used on a dimension whose message cost depends only on member distance.
 bool is_rotation_symmetric(const PhaseSpec& phase);
 
-// Member `member`'s program for `phase`. Throws chorus::Error if the algorithm cannot run that collective
-// or group size (e.g. halving-doubling on a non-power-of-two group).
-MemberProgram member_program(const PhaseSpec& phase, const Overheads& overheads, uint32_t member);
+// Member `member`'s program for `phase` on chunk number `chunk` (only ASTRA-sim's doubleBinaryTree depends on
+// it). Throws chorus::Error if the algorithm cannot run that collective or group size (e.g. halving-doubling on
+// a non-power-of-two group).
+MemberProgram member_program(const PhaseSpec& phase, const Overheads& overheads, uint32_t member, uint32_t chunk = 0);
 
 std::string to_string(AlgorithmKind kind);
 

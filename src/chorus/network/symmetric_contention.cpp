@@ -20,6 +20,7 @@ bool symmetric_under_contention(AlgorithmKind algorithm, BlockKind block) {
     case AlgorithmKind::HalvingDoubling:
       return block == BlockKind::FullyConnected || block == BlockKind::Switch;
     case AlgorithmKind::DoubleBinaryTree:
+    case AlgorithmKind::TwoTree:
       return false;
   }
   return false;

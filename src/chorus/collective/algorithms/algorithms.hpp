@@ -8,7 +8,10 @@ namespace chorus::algorithms {
 MemberProgram ring(const PhaseSpec& phase, const Overheads& overheads, uint32_t member);
 MemberProgram direct(const PhaseSpec& phase, const Overheads& overheads, uint32_t member);
 MemberProgram halving_doubling(const PhaseSpec& phase, const Overheads& overheads, uint32_t member);
-MemberProgram double_binary_tree(const PhaseSpec& phase, const Overheads& overheads, uint32_t member);
+// ASTRA-sim's doubleBinaryTree: chunk `chunk` runs on one whole binary tree, the two trees alternating by chunk.
+MemberProgram double_binary_tree(const PhaseSpec& phase, const Overheads& overheads, uint32_t member, uint32_t chunk);
+// chorus's two-tree All-Reduce: both trees at once, each carrying half of the buffer.
+MemberProgram two_tree(const PhaseSpec& phase, const Overheads& overheads, uint32_t member);
 // Broadcast from / Reduce to member 0: a chain (ring) or a star (direct).
 MemberProgram rooted(const PhaseSpec& phase, const Overheads& overheads, uint32_t member);
 
