@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chorus/astra/system_config.hpp"
+#include "chorus/collective/algorithm_names.hpp"
 #include "chorus/collective/program.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/sim/collective_run.hpp"
@@ -159,6 +160,17 @@ TEST(AstraDoubleBinaryTree, RefusesWhatAstraSimCannotRun) {
   phase.group_size = 8;
   phase.kind = CollectiveKind::ReduceScatter;
   EXPECT_THROW(member_program(phase, Overheads{}, 0), Error);
+}
+
+TEST(AstraDoubleBinaryTree, NamesSelectAstraSimsTreeOrChorussTwoTree) {
+  for (const char* name : {"doubleBinaryTree", "double_binary_tree", "dbt"})
+    EXPECT_EQ(parse_algorithm_name(name, "f", "k").choice.kind, AlgorithmKind::DoubleBinaryTree) << name;
+  for (const char* name : {"twoTree", "two_tree"})
+    EXPECT_EQ(parse_algorithm_name(name, "f", "k").choice.kind, AlgorithmKind::TwoTree) << name;
+  EXPECT_EQ(to_string(AlgorithmKind::DoubleBinaryTree), "doubleBinaryTree");
+  EXPECT_EQ(to_string(AlgorithmKind::TwoTree), "twoTree");
+  // ASTRA-sim has no flattened tree.
+  EXPECT_THROW(parse_algorithm_name("oneDoubleBinaryTree", "f", "k"), Error);
 }
 
 // ---- end to end through the CLI
