@@ -230,6 +230,29 @@ TEST(AstraDoubleBinaryTreeCli, AwareSwitchOneChunk) {
   EXPECT_EQ(j["algorithm"].get<std::string>(), "doubleBinaryTree");
 }
 
+TEST(AstraDoubleBinaryTreeCli, LastDimensionOfTwoByFour) {
+  // FullyConnected 2 x 4 (50 GB/s, 500 ns each), All-Reduce ["ring", "doubleBinaryTree"], localBWAware, one
+  // split of 512 KiB: RS on dim 0, the tree All-Reduce on dim 1 (members NPU b, b + 2, b + 4, b + 6), AG on dim 0.
+  //   RS, ring of 2 over 256 KiB messages: 10 + 5382 + 10 + 489 = 5891 on every NPU.
+  //   Tree over 4 members on 256 KiB (RootMax: 3 -> 1 -> {0, 2}, 1 hop each): leaves send at 5901, 1 has both
+  //   at 11283, sends at 11782; 3 at 17164, sends back at 17663; 1 at 23045, sends at 23544; leaves (members
+  //   0 and 2: NPUs 0, 1, 4, 5) at 28926, done at 28936.
+  //   AG, ring of 2 sending the 256 KiB each holds: 10 + 5382 + 10 after the pair's entry: 28936 + 5402 = 34338.
+  const TempDir dir;
+  const std::string network = dir.file("fc2x4.yml",
+                                       "topology: [ FullyConnected, FullyConnected ]\nnpus_count: [ 2, 4 ]\n"
+                                       "bandwidth: [ 50.0, 50.0 ]\nlatency: [ 500.0, 500.0 ]\n");
+  std::ifstream in(reference(kSystem));
+  nlohmann::json system = nlohmann::json::parse(in);
+  system["preferred-dataset-splits"] = 1;
+  system["all-reduce-implementation"] = {"ring", "doubleBinaryTree"};
+  const nlohmann::json j =
+      run_cli_json({"collective", "--network", network, "--system", dir.file("two_dims.json", system.dump()),
+                    "--collective", "all_reduce", "--size", "512KiB", "--json"});
+  EXPECT_EQ(j["time_ns"].get<double>(), 34338.0);
+  EXPECT_EQ(j["algorithm"].get<std::string>(), "ring,doubleBinaryTree");
+}
+
 TEST(AstraDoubleBinaryTreeCli, BadUsesExitTwoNamingFileAndField) {
   const TempDir dir;
   const std::string six =
