@@ -90,6 +90,17 @@ TEST(NetoptReliability, SweepOfAHighlyCompositeNpuCountIsRefused) {
   EXPECT_NE(second.out.find("--sweep-max-shapes"), std::string::npos) << second.out;
 }
 
+TEST(NetoptReliability, SweepCostDimensionMustBeAName) {
+  const std::string path = write_file("shapes.yml", "npus: 16\ndimensions: [2]\ncost_dimensions: [a, {b: 1}]\n");
+  try {
+    load_sweep_spec(path);
+    FAIL() << "expected a cost_dimensions error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.source(), path);
+    EXPECT_EQ(e.field(), "cost_dimensions[1]");
+  }
+}
+
 TEST(NetoptReliability, ShapeLimitCountsFactorisationsTimesBlocks) {
   // 4096 = 2^12: ordered factorisations into k factors >= 2 are C(11, k-1) (bars between 12 twos), times
   // 3^k block choices: 11 * 9 + 55 * 27 + 165 * 81 = 99 + 1485 + 13365 = 14949 shapes.

@@ -137,8 +137,11 @@ SweepSpec load_sweep_spec(const std::string& path, const SweepLimits& limits) {
     } else if (key == "tensor_parallel") {
       spec.tensor_parallel = static_cast<uint32_t>(positive_integer(v, path, key));
     } else if (key == "cost_dimensions" && v.IsSequence()) {
-      for (size_t i = 0; i < v.size(); ++i)
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].IsScalar() || v[i].Scalar().empty())
+          throw Error(path, fmt::format("cost_dimensions[{}]", i), "must be a name from the cost model");
         spec.cost_dimensions.push_back(v[i].Scalar());
+      }
     } else {
       throw Error(path, key,
                   "unknown key or wrong type; expected npus, dimensions (list), blocks (list), min_size, "
