@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 
+#include "chorus/core/error.hpp"
 #include "chorus/netopt/cost_model.hpp"
 #include "chorus/netopt/optimizer.hpp"
 #include "chorus/netopt/product_search.hpp"
@@ -88,6 +89,21 @@ TEST(NetoptTimeCost, TwoDimensionsMatchDirectScanOfDesigns) {
   // The time optimum (k0/B0^2 = k1/B1^2) is not the answer here: its product is larger.
   const double b0_fast = 100 * std::sqrt(200.0) / (std::sqrt(200.0) + std::sqrt(300.0));
   EXPECT_LT(r.objective, 0.99 * step.time_ms({b0_fast, 100 - b0_fast}) * network_cost(costs, {b0_fast, 100 - b0_fast}));
+}
+
+TEST(NetoptTimeCost, NoMinimumWhenBandwidthMayShrinkToZero) {
+  // Only a dollar cap: B/s costs C/s and takes 10 + s (k0/B0 + k1/B1), so the product 10 C / s + C (...)
+  // falls for ever as s grows. The optimizer says so instead of returning a point of a search that cannot end.
+  const TrainingStep step = two_dimension_step(10, 200, 300);
+  Budget budget;
+  budget.dollars = 1000;
+  try {
+    optimize(step, {1, 5}, Objective::TimeTimesCost, budget);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.source(), "--objective");
+    EXPECT_NE(e.message().find("no minimum"), std::string::npos) << e.message();
+  }
 }
 
 TEST(NetoptTimeCost, ConstantCostGivesTheTimeOptimum) {

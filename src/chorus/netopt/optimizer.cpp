@@ -315,12 +315,22 @@ OptimizationResult minimise_time_times_cost(const TrainingStep& step, const std:
   TimeSolve fastest = minimise_time(builder, budget.dollars);
   const SolveResult fastest_result = fastest.result;
   const double top = network_cost(costs, bandwidths_of(fastest_result, costs.size()));
+  // When bandwidth may shrink to zero cost, shrinking keeps lowering time x cost: under LIBRA's model B/s
+  // costs C/s and communicates s times longer, so the product C P / s + C comm falls as s grows (P the
+  // compute time). There is an infimum but no minimum.
+  if (cheapest <= 1e-9 * top) {
+    throw Error("--objective", "time-x-cost",
+                "has no minimum when every bandwidth may go to 0 (time x cost keeps falling); give --budget "
+                "total-bw=... or --min-bw ...");
+  }
   keep_if_better(fastest);
   const size_t cost_row = builder.dollars_row();
   auto front_point = [&](double c) -> std::optional<FrontPoint> {
     std::optional<TimeSolve> s = try_minimise_time(builder, c);
     if (!s)
       return std::nullopt;
+    CHORUS_ASSERT(s->program.inequalities[cost_row].label.rfind("dollars=", 0) == 0, "row {} is '{}', not the cost",
+                  cost_row, s->program.inequalities[cost_row].label);
     const FrontPoint p{c, step.time_ms(bandwidths_of(s->result, costs.size())), -s->result.inequality_duals[cost_row]};
     keep_if_better(*s);
     return p;
