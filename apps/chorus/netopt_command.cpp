@@ -36,6 +36,7 @@ struct NetoptOptions {
   bool cross_check = false;
   uint32_t splits = 16;
   size_t top = 10;
+  SweepLimits limits;
   bool json = false;
 };
 
@@ -135,6 +136,8 @@ void run_single(const NetoptOptions& o) {
     nlohmann::json j = design_json(r.design);
     j["objective"] = o.objective;
     j["objective_value"] = r.objective;
+    j["objective_lower_bound"] = r.objective_lower_bound;
+    j["search_converged"] = r.search_converged;
     j["compute_ms"] = step.compute_ms();
     j["cost_coefficients"] = costs;
     j["solve_s"] = r.solve_s;
@@ -161,6 +164,10 @@ void run_single(const NetoptOptions& o) {
              equal.time_ms, equal.cost, equal.time_ms / r.design.time_ms);
   fmt::print("solver       {:.6f} s, {} Newton steps, duality gap {:.3g}\n", r.solve_s, r.newton_steps,
              r.certificate.duality_gap);
+  if (parse_objective(o.objective) == Objective::TimeTimesCost) {
+    fmt::print("time x cost  {:.6g} ms*$, proven lower bound {:.6g}{}\n", r.objective, r.objective_lower_bound,
+               r.search_converged ? "" : " (search stopped at its evaluation limit)");
+  }
   if (optimized_sim) {
     fmt::print("\ncross-check (chorus collective simulation, {} chunks per collective)\n", o.splits);
     fmt::print("  {:<12} {:>12} {:>14}\n", "design", "model ms", "simulated ms");
@@ -171,7 +178,7 @@ void run_single(const NetoptOptions& o) {
 }
 
 void run_sweep_command(const NetoptOptions& o) {
-  const SweepSpec spec = load_sweep_spec(o.sweep);
+  const SweepSpec spec = load_sweep_spec(o.sweep, o.limits);
   if (!o.constraints.empty())
     throw Error("--constraint", o.constraints.front(), "is dimension-specific; not allowed with --sweep");
   if (!o.comm.empty())
@@ -243,6 +250,10 @@ void register_netopt_command(CLI::App& app) {
   cmd->add_option("--sweep", o->sweep, "shapes YAML: optimise and rank many network shapes");
   cmd->add_option("--csv", o->csv, "with --sweep: write every ranked shape to this CSV file");
   cmd->add_option("--top", o->top, "with --sweep: shapes to print (default 10)");
+  cmd->add_option("--sweep-max-dims", o->limits.max_dimensions, "with --sweep: most dimensions a shape may have (8)");
+  cmd->add_option("--sweep-max-npus", o->limits.max_npus, "with --sweep: most NPUs the shapes file may ask for (2^24)")
+      ->check(CLI::Range(uint64_t{2}, uint64_t{4294967295}));
+  cmd->add_option("--sweep-max-shapes", o->limits.max_shapes, "with --sweep: most shapes to enumerate (100000)");
   cmd->add_flag("--json", o->json, "print one JSON object");
   cmd->callback([o] { run(*o); });
 }

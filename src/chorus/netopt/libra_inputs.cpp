@@ -65,7 +65,9 @@ YAML::Node yaml_list(const YAML::Node& root, const std::string& key, const std::
 
 }  // namespace
 
-std::optional<BlockKind> parse_block(const std::string& name) { return parse_astra_block(name); }
+std::optional<BlockKind> parse_block(const std::string& name) {
+  return parse_astra_block(name);
+}
 
 NetworkShape load_libra_network(const std::string& path) {
   const YAML::Node root = parse_yaml(path);
@@ -79,6 +81,7 @@ NetworkShape load_libra_network(const std::string& path) {
                             topology.size(), sizes.size(), costs.size()));
   }
   NetworkShape shape;
+  uint64_t npus = 1;  // checked as it grows: 2^24 per dimension would overflow 64 bits by the fourth
   for (size_t d = 0; d < topology.size(); ++d) {
     const std::string field = fmt::format("Topology[{}]", d);
     const auto block = parse_block(topology[d].IsScalar() ? topology[d].Scalar() : "");
@@ -86,16 +89,18 @@ NetworkShape load_libra_network(const std::string& path) {
       throw Error(path, field, "unknown building block; expected Ring, FullyConnected or Switch");
     shape.blocks.push_back(*block);
     const double n = yaml_number(sizes[d], path, fmt::format("NpusCount[{}]", d));
-    if (n < 2 || n != std::floor(n) || n > (1 << 24)) {
+    if (n < 2 || n != std::floor(n) || n > double(kMaxNpus)) {
       throw Error(path, fmt::format("NpusCount[{}]", d), fmt::format("is {}; must be an integer >= 2", n));
     }
     shape.sizes.push_back(static_cast<uint32_t>(n));
+    npus *= shape.sizes.back();
+    if (npus > kMaxNpus) {
+      throw Error(path, fmt::format("NpusCount[{}]", d),
+                  fmt::format("brings the NPU count above {} (2^24), the most supported", kMaxNpus));
+    }
     if (!costs[d].IsScalar())
       throw Error(path, fmt::format("CostDimension[{}]", d), "must be a name");
     shape.cost_dimensions.push_back(costs[d].Scalar());
-  }
-  if (shape.npu_count() > (uint64_t{1} << 24)) {
-    throw Error(path, "NpusCount", fmt::format("{} NPUs in all; at most 2^24 are supported", shape.npu_count()));
   }
   return shape;
 }
@@ -120,6 +125,9 @@ CostModel load_cost_model(const std::string& path) {
     for (const double v : {cost.link, cost.switch_.value_or(0), cost.nic.value_or(0)}) {
       if (v < 0)
         throw Error(path, name, fmt::format("cost {} is negative", v));
+      // Bounded so that a network's cost (up to 2^24 NPUs times bandwidth) and time x cost stay finite.
+      if (v > 1e12)
+        throw Error(path, name, fmt::format("cost {:g} is above 1e12 $ per GB/s, the most supported", v));
     }
     model[name] = cost;
   }
@@ -130,12 +138,25 @@ CostModel load_cost_model(const std::string& path) {
 
 namespace {
 
+// Sizes and times must be exact in double arithmetic (<= 2^53), which also keeps the time model's terms
+// (bytes times group sizes up to 2^24) finite and the convex solver well scaled. 2^53 bytes is 9 PB per
+// collective; 2^53 ns is 104 days per layer.
+constexpr double kMaxWorkloadValue = 9007199254740992.0;  // 2^53
+
+double workload_value(const std::string& text, const std::string& path, const std::string& field, const char* unit) {
+  const double v = parse_number(text, path, field);
+  if (v < 0)
+    throw Error(path, field, fmt::format("is {}; must be >= 0 {}", v, unit));
+  if (v > kMaxWorkloadValue)
+    throw Error(path, field,
+                fmt::format("is {:g} {}; at most 2^53 = {:.0f} are supported", v, unit, kMaxWorkloadValue));
+  return v;
+}
+
 LayerCollective parse_collective(const std::string& type, const std::string& bytes, const std::string& path,
                                  const std::string& field) {
   LayerCollective c;
-  c.bytes = parse_number(bytes, path, field + "_bytes");
-  if (c.bytes < 0)
-    throw Error(path, field + "_bytes", fmt::format("is {}; must be >= 0", c.bytes));
+  c.bytes = workload_value(bytes, path, field + "_bytes", "bytes");
   if (type == "NONE")
     return c;
   if (type == "ALLREDUCE")
@@ -155,10 +176,7 @@ LayerCollective parse_collective(const std::string& type, const std::string& byt
 }
 
 double parse_compute(const std::string& text, const std::string& path, const std::string& field) {
-  const double v = parse_number(text, path, field);
-  if (v < 0)
-    throw Error(path, field, fmt::format("is {}; must be >= 0 ns", v));
-  return v;
+  return workload_value(text, path, field, "ns");
 }
 
 }  // namespace
@@ -230,7 +248,7 @@ Communicator load_communicator(const std::string& path, const NetworkShape& netw
       const double v = yaml_number(list[d], path, field);
       if (v == -1) {
         comm.groups[p].push_back(1);
-      } else if (v >= 1 && v == std::floor(v) && v <= (1 << 24)) {
+      } else if (v >= 1 && v == std::floor(v) && v <= double(kMaxNpus)) {
         comm.groups[p].push_back(static_cast<uint32_t>(v));
       } else {
         throw Error(path, field, fmt::format("is {}; must be a group size >= 1 or -1 (not involved)", v));

@@ -28,6 +28,9 @@
 
 namespace chorus::netopt {
 
+// The most NPUs a network may have (and the largest dimension or group), as the readers enforce it.
+constexpr uint64_t kMaxNpus = uint64_t{1} << 24;
+
 struct NetworkShape {
   std::vector<BlockKind> blocks;  // Ring, FullyConnected or Switch
   std::vector<uint32_t> sizes;    // NPUs per dimension, each >= 2

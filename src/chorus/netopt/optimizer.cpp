@@ -13,6 +13,7 @@
 #include "chorus/core/assert.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/netopt/cost_model.hpp"
+#include "chorus/netopt/product_search.hpp"
 
 namespace chorus::netopt {
 
@@ -97,6 +98,9 @@ class ProgramBuilder {
     x[dims_ + k_ + streamed_] = std::max(stream, compute) + margin;
     return x;
   }
+
+  // Index of the Cost <= dollars row among the inequalities (after the per-dimension bounds).
+  size_t dollars_row() const { return dims_ * (budget_.max_gbps.empty() ? 1 : 2); }
 
   size_t epigraph_terms() const { return k_ + (overlap_ ? streamed_ + 1 : 0); }
 
@@ -221,6 +225,19 @@ TimeSolve minimise_time(const ProgramBuilder& builder, std::optional<double> dol
   return s;
 }
 
+// minimise_time, or nullopt when the constraints leave no interior (a cost bound at the cheapest design) or
+// the solve does not converge there.
+std::optional<TimeSolve> try_minimise_time(const ProgramBuilder& builder, double dollars) {
+  const SolveResult interior = find_interior_point(builder.bandwidth_program(dollars));
+  if (interior.status != SolveStatus::Optimal)
+    return std::nullopt;
+  TimeSolve s{{}, builder.full_program(Objective::Time, dollars)};
+  s.result = solve(s.program, builder.lift(interior.x, 1.0));
+  if (s.result.status != SolveStatus::Optimal)
+    return std::nullopt;
+  return s;
+}
+
 std::vector<double> bandwidths_of(const SolveResult& r, size_t dims) {
   return std::vector<double>(r.x.begin(), r.x.begin() + static_cast<std::ptrdiff_t>(dims));
 }
@@ -270,48 +287,59 @@ std::pair<double, double> cost_range(const ProgramBuilder& builder, const std::v
   return {range[0], range[1]};
 }
 
+// time x cost = min over c of c * T*(c), T*(c) the best time at Cost <= c: for the optimal design B*,
+// c = Cost(B*) gives c * T*(c) <= Cost(B*) T(B*); for any c, the design achieving T*(c) has product
+// <= c * T*(c). T* is convex (the value of a convex program as its constraint's right-hand side moves) and
+// nonincreasing, and the dual of the cost row is a subgradient, which is what minimise_product needs.
+// Above the cost of the time optimum T* is constant, so c * T*(c) only grows there: the search runs over
+// (cheapest cost, cost of the time optimum].
 OptimizationResult minimise_time_times_cost(const TrainingStep& step, const std::vector<double>& costs,
                                             const Budget& budget, const ProgramBuilder& builder) {
-  auto [lo, hi] = cost_range(builder, costs, budget.dollars);
-  if (!(hi < 1e300) || hi > 1e18) {
+  const auto [cheapest, dearest] = cost_range(builder, costs, budget.dollars);
+  if (!(dearest < 1e300) || dearest > 1e18) {
     throw Error("--objective", "time-x-cost",
                 "needs a bounded design space: give --budget total-bw=... or dollars=...");
   }
   OptimizationResult best;
   best.objective = std::numeric_limits<double>::infinity();
-  auto evaluate = [&](double c) {
-    TimeSolve s = minimise_time(builder, c);
+  auto keep_if_better = [&](TimeSolve& s) {
     const Design d = evaluate_design(step, costs, bandwidths_of(s.result, costs.size()));
-    const double value = d.time_ms * d.cost;
     best.newton_steps += s.result.newton_steps;
-    if (value < best.objective) {
-      best.objective = value;
+    if (d.time_ms * d.cost < best.objective) {
+      best.objective = d.time_ms * d.cost;
       best.design = d;
       best.program = std::move(s.program);
       best.certificate = std::move(s.result);
     }
-    return value;
   };
-  // The cheapest design has no interior; scan from just above it, then refine the best bracket.
-  const size_t scan = 16;
-  const double span = hi - lo;
-  std::vector<double> grid, values;
-  for (size_t i = 0; i <= scan; ++i) {
-    grid.push_back(lo + span * std::max(1e-6, double(i) / scan));
-    values.push_back(evaluate(grid.back()));
+  TimeSolve fastest = minimise_time(builder, budget.dollars);
+  const SolveResult fastest_result = fastest.result;
+  const double top = network_cost(costs, bandwidths_of(fastest_result, costs.size()));
+  // When bandwidth may shrink to zero cost, shrinking keeps lowering time x cost: under LIBRA's model B/s
+  // costs C/s and communicates s times longer, so the product C P / s + C comm falls as s grows (P the
+  // compute time). There is an infimum but no minimum.
+  if (cheapest <= 1e-9 * top) {
+    throw Error("--objective", "time-x-cost",
+                "has no minimum when every bandwidth may go to 0 (time x cost keeps falling); give --budget "
+                "total-bw=... or --min-bw ...");
   }
-  const size_t i = static_cast<size_t>(std::min_element(values.begin(), values.end()) - values.begin());
-  double a = grid[i == 0 ? 0 : i - 1], b = grid[std::min(i + 1, scan)];
-  const double golden = (std::sqrt(5.0) - 1) / 2;
-  double x1 = b - golden * (b - a), x2 = a + golden * (b - a);
-  double f1 = evaluate(x1), f2 = evaluate(x2);
-  while (b - a > 1e-9 * std::max(1.0, hi)) {
-    if (f1 <= f2) {
-      b = x2, x2 = x1, f2 = f1, x1 = b - golden * (b - a), f1 = evaluate(x1);
-    } else {
-      a = x1, x1 = x2, f1 = f2, x2 = a + golden * (b - a), f2 = evaluate(x2);
-    }
-  }
+  keep_if_better(fastest);
+  const size_t cost_row = builder.dollars_row();
+  auto front_point = [&](double c) -> std::optional<FrontPoint> {
+    std::optional<TimeSolve> s = try_minimise_time(builder, c);
+    if (!s)
+      return std::nullopt;
+    CHORUS_ASSERT(s->program.inequalities[cost_row].label.rfind("dollars=", 0) == 0, "row {} is '{}', not the cost",
+                  cost_row, s->program.inequalities[cost_row].label);
+    const FrontPoint p{c, step.time_ms(bandwidths_of(s->result, costs.size())), -s->result.inequality_duals[cost_row]};
+    keep_if_better(*s);
+    return p;
+  };
+  // At the top T* is the fastest time and constant above it: slope 0 is a subgradient there.
+  const ProductSearchResult search =
+      minimise_product(front_point, cheapest, {top, step.time_ms(bandwidths_of(fastest_result, costs.size())), 0});
+  best.objective_lower_bound = search.lower_bound;
+  best.search_converged = search.converged;
   return best;
 }
 
@@ -333,10 +361,12 @@ OptimizationResult optimize(const TrainingStep& step, const std::vector<double>&
       out.objective = out.design.time_ms;
       out.program = std::move(s.program);
       out.certificate = std::move(s.result);
+      out.objective_lower_bound = out.objective - out.certificate.duality_gap;
       break;
     }
     case Objective::Cost:
       out = minimise_cost(step, cost_coefficients, budget, builder);
+      out.objective_lower_bound = out.objective - out.certificate.duality_gap;
       break;
     case Objective::TimeTimesCost:
       out = minimise_time_times_cost(step, cost_coefficients, budget, builder);

@@ -8,8 +8,9 @@
 //   optimum with a KKT certificate (SolveResult).
 // - cost under a time target: also convex (linear objective, the time bound becomes one linear row).
 // - time x cost (LIBRA's PerfPerCostOpt): not convex in B, but exactly min over c of c * T*(c) where T*(c) is
-//   the best time with Cost <= c, a convex problem for each c. A scan plus golden-section search over the
-//   one variable c finds it; each point is a convex solve.
+//   the best time with Cost <= c, a convex problem for each c. T* is convex, but c * T*(c) may have several
+//   local minima, so a branch and bound over c with tangent lower bounds (product_search.hpp) finds the
+//   global one and proves a lower bound; each point is a convex solve.
 //
 //   Budget budget;
 //   budget.total_bandwidth_gbps = 500;
@@ -62,6 +63,10 @@ struct OptimizationResult {
   size_t newton_steps = 0;
   ConvexProgram program{0};  // the last convex program solved, with its certificate
   SolveResult certificate;
+  // time x cost: no design has time x cost below this (product_search.hpp proves the bound), and whether
+  // the search closed the gap to its tolerance. Other objectives: objective - duality gap, true.
+  double objective_lower_bound = 0;
+  bool search_converged = true;
 };
 
 // Throws chorus::Error("--budget", <constraint labels>, ...) when the constraints cannot all hold, and

@@ -26,28 +26,75 @@ uint64_t positive_integer(const YAML::Node& node, const std::string& path, const
   return std::stoull(text);
 }
 
-void factorisations(uint64_t rest, size_t dims, uint32_t min_size, std::vector<uint32_t>& prefix,
-                    std::vector<std::vector<uint32_t>>& out) {
-  if (dims == 1) {
-    if (rest >= min_size) {
+// The divisors of n that are >= min_size, ascending: trial division up to sqrt(n), at most 2^16 steps for
+// n < 2^32 (scanning every candidate factor up to n instead hung on large highly composite counts).
+std::vector<uint64_t> divisors(uint64_t n, uint64_t min_size) {
+  std::vector<uint64_t> low, high;
+  for (uint64_t f = 1; f * f <= n; ++f) {
+    if (n % f != 0)
+      continue;
+    low.push_back(f);
+    if (f * f != n)
+      high.push_back(n / f);
+  }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  std::vector<uint64_t> out;
+  for (uint64_t f : low) {
+    if (f >= min_size)
+      out.push_back(f);
+  }
+  return out;
+}
+
+// Ordered factorisations of `rest` into `dims` factors from `divs`; throws once there are more than `most`.
+class Factoriser {
+ public:
+  Factoriser(const SweepSpec& spec, size_t dims, size_t most, std::string field)
+      : spec_(spec), divs_(divisors(spec.npus, spec.min_size)), dims_(dims), most_(most), field_(std::move(field)) {}
+
+  std::vector<std::vector<uint32_t>> run() {
+    std::vector<uint32_t> prefix;
+    recurse(spec_.npus, dims_, prefix);
+    return std::move(out_);
+  }
+
+ private:
+  void recurse(uint64_t rest, size_t dims, std::vector<uint32_t>& prefix) {
+    if (dims == 1) {
+      if (rest < spec_.min_size)
+        return;
+      if (out_.size() == most_) {
+        throw Error(spec_.source, field_,
+                    fmt::format("{}-dimensional shapes of {} NPUs are more than {} with the block choices, the "
+                                "limit; raise it with --sweep-max-shapes or narrow the file",
+                                dims_, spec_.npus, spec_.limits.max_shapes));
+      }
       prefix.push_back(static_cast<uint32_t>(rest));
-      out.push_back(prefix);
+      out_.push_back(prefix);
+      prefix.pop_back();
+      return;
+    }
+    for (uint64_t f : divs_) {
+      if (f > rest / spec_.min_size)
+        break;
+      if (rest % f != 0)
+        continue;
+      prefix.push_back(static_cast<uint32_t>(f));
+      recurse(rest / f, dims - 1, prefix);
       prefix.pop_back();
     }
-    return;
   }
-  for (uint64_t f = min_size; f * min_size <= rest; ++f) {
-    if (rest % f != 0)
-      continue;
-    prefix.push_back(static_cast<uint32_t>(f));
-    factorisations(rest / f, dims - 1, min_size, prefix, out);
-    prefix.pop_back();
-  }
-}
+
+  const SweepSpec& spec_;
+  std::vector<uint64_t> divs_;
+  size_t dims_, most_;
+  std::string field_;
+  std::vector<std::vector<uint32_t>> out_;
+};
 
 }  // namespace
 
-SweepSpec load_sweep_spec(const std::string& path) {
+SweepSpec load_sweep_spec(const std::string& path, const SweepLimits& limits) {
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
@@ -59,14 +106,23 @@ SweepSpec load_sweep_spec(const std::string& path) {
   if (!root.IsMap())
     throw Error(path, "", "expected a mapping");
   SweepSpec spec;
+  spec.source = path;
+  spec.limits = limits;
   for (const auto& entry : root) {
     const std::string key = entry.first.Scalar();
     const YAML::Node v = entry.second;
     if (key == "npus") {
       spec.npus = positive_integer(v, path, key);
     } else if (key == "dimensions" && v.IsSequence()) {
-      for (size_t i = 0; i < v.size(); ++i)
-        spec.dimension_counts.push_back(positive_integer(v[i], path, fmt::format("dimensions[{}]", i)));
+      for (size_t i = 0; i < v.size(); ++i) {
+        const std::string field = fmt::format("dimensions[{}]", i);
+        spec.dimension_counts.push_back(positive_integer(v[i], path, field));
+        if (spec.dimension_counts.back() > limits.max_dimensions) {
+          throw Error(path, field,
+                      fmt::format("is {}; the limit is {} dimensions (raise it with --sweep-max-dims)",
+                                  spec.dimension_counts.back(), limits.max_dimensions));
+        }
+      }
     } else if (key == "blocks" && v.IsSequence()) {
       spec.blocks.clear();
       for (size_t i = 0; i < v.size(); ++i) {
@@ -81,8 +137,11 @@ SweepSpec load_sweep_spec(const std::string& path) {
     } else if (key == "tensor_parallel") {
       spec.tensor_parallel = static_cast<uint32_t>(positive_integer(v, path, key));
     } else if (key == "cost_dimensions" && v.IsSequence()) {
-      for (size_t i = 0; i < v.size(); ++i)
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].IsScalar() || v[i].Scalar().empty())
+          throw Error(path, fmt::format("cost_dimensions[{}]", i), "must be a name from the cost model");
         spec.cost_dimensions.push_back(v[i].Scalar());
+      }
     } else {
       throw Error(path, key,
                   "unknown key or wrong type; expected npus, dimensions (list), blocks (list), min_size, "
@@ -91,6 +150,13 @@ SweepSpec load_sweep_spec(const std::string& path) {
   }
   if (spec.npus < 2)
     throw Error(path, "npus", "missing or < 2");
+  if (spec.blocks.empty())
+    throw Error(path, "blocks", "is empty; give at least one of Ring, FullyConnected, Switch");
+  if (spec.npus > limits.max_npus) {
+    throw Error(
+        path, "npus",
+        fmt::format("is {}; the limit is {} NPUs (raise it with --sweep-max-npus)", spec.npus, limits.max_npus));
+  }
   if (spec.dimension_counts.empty())
     throw Error(path, "dimensions", "missing; give the dimension counts to try");
   for (size_t d : spec.dimension_counts) {
@@ -104,15 +170,24 @@ SweepSpec load_sweep_spec(const std::string& path) {
 
 std::vector<NetworkShape> enumerate_shapes(const SweepSpec& spec) {
   std::vector<NetworkShape> shapes;
-  for (size_t dims : spec.dimension_counts) {
-    std::vector<std::vector<uint32_t>> sizes;
-    std::vector<uint32_t> prefix;
-    factorisations(spec.npus, dims, spec.min_size, prefix, sizes);
+  for (size_t i = 0; i < spec.dimension_counts.size(); ++i) {
+    const size_t dims = spec.dimension_counts[i];
+    const std::string field = fmt::format("dimensions[{}]", i);
+    // Block choices first (blocks^dims, checked as it grows), then only as many factorisations as the
+    // shapes left under the limit allow.
+    size_t combos = 1;
+    for (size_t d = 0; d < dims && combos <= spec.limits.max_shapes; ++d)
+      combos *= spec.blocks.size();
+    const size_t left = spec.limits.max_shapes - std::min(spec.limits.max_shapes, shapes.size());
+    if (combos > left) {
+      throw Error(spec.source, field,
+                  fmt::format("{}-dimensional shapes with {} block choices each are more than {} shapes, the limit; "
+                              "raise it with --sweep-max-shapes or narrow the file",
+                              dims, spec.blocks.size(), spec.limits.max_shapes));
+    }
+    const std::vector<std::vector<uint32_t>> sizes = Factoriser(spec, dims, left / combos, field).run();
     const std::vector<std::string> names(spec.cost_dimensions.end() - static_cast<std::ptrdiff_t>(dims),
                                          spec.cost_dimensions.end());
-    size_t combos = 1;
-    for (size_t d = 0; d < dims; ++d)
-      combos *= spec.blocks.size();
     for (const auto& s : sizes) {
       for (size_t c = 0; c < combos; ++c) {
         NetworkShape shape{{}, s, names};

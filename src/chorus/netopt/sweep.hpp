@@ -26,7 +26,17 @@
 
 namespace chorus::netopt {
 
+// Bounds on what a shapes file may ask for, so that a typo cannot exhaust memory or time; each is an option
+// of `chorus netopt` (named in the error) and may be raised.
+struct SweepLimits {
+  size_t max_dimensions = 8;              // --sweep-max-dims
+  uint64_t max_npus = uint64_t{1} << 24;  // --sweep-max-npus (the network reader's limit)
+  size_t max_shapes = 100000;             // --sweep-max-shapes: factorisations x block choices, all counts
+};
+
 struct SweepSpec {
+  std::string source;  // the shapes file, for errors
+  SweepLimits limits;
   uint64_t npus = 0;
   std::vector<size_t> dimension_counts;
   std::vector<BlockKind> blocks{BlockKind::Ring, BlockKind::FullyConnected, BlockKind::Switch};
@@ -35,8 +45,10 @@ struct SweepSpec {
   std::vector<std::string> cost_dimensions;
 };
 
-SweepSpec load_sweep_spec(const std::string& path);
+// Throws chorus::Error(path, field, ...) for a malformed file or one beyond `limits` (naming the option).
+SweepSpec load_sweep_spec(const std::string& path, const SweepLimits& limits = {});
 
+// Throws chorus::Error(spec.source, "dimensions", ...) when there would be more than limits.max_shapes.
 std::vector<NetworkShape> enumerate_shapes(const SweepSpec& spec);
 
 // Tensor parallelism packed into the lowest dimensions (greatest common divisors), data parallelism on the
