@@ -25,7 +25,9 @@ const std::string kReference = CHORUS_REFERENCE_DIR;
 
 using testing_support::CliRun;
 
-CliRun run_cli(const std::vector<std::string>& args) { return testing_support::run_chorus(args, true); }
+CliRun run_cli(const std::vector<std::string>& args) {
+  return testing_support::run_chorus(args, true);
+}
 
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);
@@ -94,7 +96,173 @@ TEST(SimCli, AcceptsAstraSimOptionNames) {
        "--remote-memory-configuration=" + kReference + "/astra-sim-inputs/no_memory_expansion.json",
        "--comm-group-configuration=empty", "--logging-folder=/tmp", "--model", "aware", "--json", "--no-bounds"});
   ASSERT_EQ(sim.status, 0) << sim.out;
-  EXPECT_EQ(nlohmann::json::parse(sim.out)["finish_ns"].get<double>(), 2715088.0);  // astra-sim-results.csv
+  // stderr first (one notice for --logging-folder), then the summary on stdout
+  const size_t json_at = sim.out.find('{');
+  ASSERT_NE(json_at, std::string::npos) << sim.out;
+  EXPECT_EQ(sim.out.substr(0, json_at),
+            "notice: --logging-folder accepted and ignored (chorus does not log through "
+            "spdlog)\n");
+  EXPECT_EQ(nlohmann::json::parse(sim.out.substr(json_at))["finish_ns"].get<double>(),
+            2715088.0);  // astra-sim-results.csv
+}
+
+// The lines of a run's output that start with `prefix`.
+std::vector<std::string> lines_starting(const std::string& out, const std::string& prefix) {
+  std::vector<std::string> found;
+  std::stringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0)
+      found.push_back(line);
+  }
+  return found;
+}
+
+// A 1 MiB All-Reduce on ASTRA-sim's Ring_8 with ring_1d.json, with extra arguments.
+CliRun ring8_all_reduce(const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"sim",
+                                   "--workload",
+                                   kReference + "/chakra-traces/all_reduce_1048576B/8npus/all_reduce",
+                                   "--network",
+                                   kReference + "/astra-sim-inputs/network/Ring_8.yml",
+                                   "--no-bounds",
+                                   "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run_cli(args);
+}
+
+TEST(SimCli, EveryIgnoredAstraSimOptionGetsOneNoticeLine) {
+  const std::string sys = "--system=" + kReference + "/astra-sim-inputs/system/ring_1d.json";
+  for (const std::string option :
+       {"--logging-configuration=empty", "--logging-folder=log", "--num-queues-per-dim=2", "--comm-scale=2",
+        "--compute-scale=2", "--rendezvous-protocol=true", "--logical-topology-configuration=logical.json"}) {
+    const CliRun sim = ring8_all_reduce({sys, option});
+    ASSERT_EQ(sim.status, 0) << option << ": " << sim.out;
+    const std::string name = option.substr(0, option.find('='));
+    const std::vector<std::string> notices = lines_starting(sim.out, "notice:");
+    ASSERT_EQ(notices.size(), 1u) << sim.out;
+    EXPECT_EQ(notices[0].rfind("notice: " + name + " accepted and ignored (", 0), 0u) << notices[0];
+    EXPECT_NE(sim.out.find("\"finish_ns\":64440.0"), std::string::npos) << sim.out;  // the result is unchanged
+  }
+}
+
+TEST(SimCli, InjectionScaleMultipliesTheEndpointDelay) {
+  // ASTRA-sim: the endpoint delay is endpoint-delay x --injection-scale. ring_1d.json has endpoint-delay 10 ns; a
+  // copy with 30 ns must give what --injection-scale 3 gives, a copy with 0 what --injection-scale 0 gives, and
+  // the scale must change the result (ASTRA-sim's 64,440 ns at scale 1).
+  const fs::path dir = fresh("injection");
+  fs::create_directories(dir);
+  std::ifstream in(kReference + "/astra-sim-inputs/system/ring_1d.json");
+  nlohmann::json sys = nlohmann::json::parse(in);
+  ASSERT_EQ(sys["endpoint-delay"].get<int>(), 10);
+  auto write_with_delay = [&](int ns) {
+    nlohmann::json copy = sys;
+    copy["endpoint-delay"] = ns;
+    const fs::path path = dir / ("sys_" + std::to_string(ns) + ".json");
+    std::ofstream(path) << copy.dump();
+    return "--system=" + path.string();
+  };
+  auto finish = [](const CliRun& run) {
+    EXPECT_EQ(run.status, 0) << run.out;
+    return nlohmann::json::parse(run.out)["finish_ns"].get<double>();
+  };
+  const double scaled3 = finish(ring8_all_reduce({write_with_delay(10), "--injection-scale", "3"}));
+  EXPECT_EQ(scaled3, finish(ring8_all_reduce({write_with_delay(30)})));
+  const double scaled0 = finish(ring8_all_reduce({write_with_delay(10), "--injection-scale", "0"}));
+  EXPECT_EQ(scaled0, finish(ring8_all_reduce({write_with_delay(0)})));
+  EXPECT_EQ(finish(ring8_all_reduce({write_with_delay(10), "--injection-scale", "1"})), 64440.0);
+  EXPECT_GT(scaled3, 64440.0);
+  EXPECT_LT(scaled0, 64440.0);
+}
+
+TEST(SimCli, OptionsThatCannotApplyAreRefusedSayingWhenTheyApply) {
+  const std::string sys = "--system=" + kReference + "/astra-sim-inputs/system/ring_1d.json";
+  const struct {
+    std::vector<std::string> args;
+    std::string field;
+    std::string when;
+  } cases[] = {
+      {{"--no-timeline"}, "--no-timeline", "only with --out"},
+      {{"--contention"}, "--contention", "needs --model flow"},
+      {{"--injection-scale", "2"}, "--injection-scale", "only with --system"},
+      {{sys, "--injection-scale", "-1"}, "--injection-scale", ">= 0"},
+      {{"--bandwidth", "1GB/s"}, "--bandwidth", "not allowed with --network"},
+  };
+  for (const auto& c : cases) {
+    const CliRun sim = ring8_all_reduce(c.args);
+    EXPECT_EQ(sim.status, 2) << c.field << ": " << sim.out;
+    EXPECT_EQ(std::count(sim.out.begin(), sim.out.end(), '\n'), 1) << sim.out;
+    EXPECT_EQ(sim.out.rfind("error: ", 0), 0u) << sim.out;
+    EXPECT_NE(sim.out.find(c.field), std::string::npos) << sim.out;
+    EXPECT_NE(sim.out.find(c.when), std::string::npos) << sim.out;
+  }
+}
+
+TEST(SimCli, CollectiveBelowItsPhysicalBoundIsFlaggedWithOneWarning) {
+  // switch:4 at 1 GB/s, ASTRA-sim's direct All-Reduce of 8 MB: the unaware model gives each of an NPU's 3
+  // simultaneous messages the whole up-link, about 2 x M / (4 B) = 4 ms, below the star's bound
+  // 2 x 3/4 x M / B = 12 ms (tests/runtime/group_bound_test.cpp). The flow model shares the link: no warning.
+  testing::WorkloadBuilder b("cli_below_bound", 4);
+  for (uint32_t npu = 0; npu < 4; ++npu)
+    b.coll(npu, 1, chakra::CommType::AllReduce, 8'000'000);
+  const std::string sys = b.file("sys.json", R"({"scheduling-policy": "LIFO", "collective-optimization": "baseline", "endpoint-delay": 0,
+      "preferred-dataset-splits": 1, "active-chunks-per-dimension": 1,
+      "all-reduce-implementation": ["direct"], "all-gather-implementation": ["direct"],
+      "reduce-scatter-implementation": ["direct"], "all-to-all-implementation": ["direct"]})");
+  const std::string prefix = b.write();
+  const fs::path dir = fresh("below_bound");
+  for (const std::string model : {"unaware", "flow"}) {
+    const fs::path out = dir / model;
+    const CliRun sim = run_cli({"sim", "--workload", prefix, "--system", sys, "--topology", "switch:4", "--bandwidth",
+                                "1GB/s", "--latency", "1us", "--model", model, "--out", out.string(), "--json"});
+    ASSERT_EQ(sim.status, 0) << sim.out;
+    const std::vector<std::string> warnings = lines_starting(sim.out, "warning:");
+    const nlohmann::json summary = read_json(out / "summary.json");
+    std::ifstream csv(out / "collectives.csv");
+    std::string header, row;
+    std::getline(csv, header);
+    std::getline(csv, row);
+    EXPECT_NE(header.find(",lower_bound_ns,feasible,node_id"), std::string::npos) << header;
+    EXPECT_NE(row.find(",12000000,"), std::string::npos) << row;  // the bound in ns
+    if (model == "unaware") {
+      ASSERT_EQ(warnings.size(), 1u) << sim.out;
+      EXPECT_EQ(warnings[0],
+                "warning: 1 of 1 collectives finish faster than their physical lower bound: the unaware model "
+                "ignores link contention; --model flow accounts for it");
+      EXPECT_EQ(summary["below_bound_count"].get<int>(), 1);
+      EXPECT_FALSE(summary["collectives"][0]["feasible"].get<bool>());
+      EXPECT_NE(row.find(",12000000,0,"), std::string::npos) << row;
+    } else {
+      EXPECT_TRUE(warnings.empty()) << sim.out;
+      EXPECT_EQ(summary["below_bound_count"].get<int>(), 0);
+      EXPECT_TRUE(summary["collectives"][0]["feasible"].get<bool>());
+      EXPECT_NE(row.find(",12000000,1,"), std::string::npos) << row;
+    }
+  }
+}
+
+TEST(SimCli, PerNpuReportSplitsPeerWaitFromExposedComm) {
+  // The 2-stage pipeline of runtime_test.cpp: stage 1 waits 10 us for stage 0's send, receives 2 us, computes 5 us.
+  testing::WorkloadBuilder b("cli_peer_wait", 2);
+  b.comp(0, 1, 10);
+  b.send(0, 2, 1, 1000, 7, {1});
+  b.recv(1, 1, 0, 1000, 7);
+  b.comp(1, 2, 5, {1});
+  const CliRun sim = run_cli(
+      {"sim", "--workload", b.write(), "--topology", "fc:2", "--bandwidth", "1GB/s", "--latency", "1us", "--json"});
+  ASSERT_EQ(sim.status, 0) << sim.out;
+  const nlohmann::json npu1 = nlohmann::json::parse(sim.out)["per_npu"][1];
+  EXPECT_EQ(npu1["finish_ns"].get<double>(), 17000.0);
+  EXPECT_EQ(npu1["compute_ns"].get<double>(), 5000.0);
+  EXPECT_EQ(npu1["exposed_comm_ns"].get<double>(), 2000.0);
+  EXPECT_EQ(npu1["peer_wait_ns"].get<double>(), 10000.0);
+  EXPECT_EQ(npu1["idle_ns"].get<double>(), 0.0);
+  const CliRun table =
+      run_cli({"sim", "--workload", b.write(), "--topology", "fc:2", "--bandwidth", "1GB/s", "--latency", "1us"});
+  ASSERT_EQ(table.status, 0) << table.out;
+  EXPECT_NE(table.out.find("peer_wait_ns"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("17000.000         5000.000         2000.000        10000.000            0.000"),
+            std::string::npos)
+      << table.out;
 }
 
 TEST(SimCli, DeadlockExitsWithStatus3) {

@@ -71,7 +71,8 @@ TEST(Runtime, SendReceiveMatchedByTagInOrder) {
   EXPECT_EQ(r.npus[0].finish, Time::us(7));
   EXPECT_EQ(r.npus[1].finish, Time::us(10));
   EXPECT_EQ(r.npus[1].compute, Time::us(3));
-  EXPECT_EQ(r.npus[1].exposed_comm, Time::us(7));
+  EXPECT_EQ(r.npus[1].peer_wait, Time::us(5));     // until NPU 0 sends at 5 us
+  EXPECT_EQ(r.npus[1].exposed_comm, Time::us(2));  // then the message moves
   EXPECT_EQ(r.npus[0].exposed_comm, Time::us(2));
 }
 
@@ -96,8 +97,34 @@ TEST(Runtime, CollectiveStartsWhenTheLastMemberIssuesIt) {
   EXPECT_EQ(r.collectives[0].start, Time::us(10));
   EXPECT_EQ(r.collectives[0].end, Time::us(14));
   EXPECT_EQ(r.npus[0].exposed_comm, Time::us(4));
-  EXPECT_EQ(r.npus[1].exposed_comm, Time::us(14));  // waiting for NPU 0 is exposed communication
+  EXPECT_EQ(r.npus[0].peer_wait, Time::zero());
+  // NPU 1 issued it at 0 and waited 10 us for NPU 0: that is waiting for a peer, not exposed communication.
+  EXPECT_EQ(r.npus[1].peer_wait, Time::us(10));
+  EXPECT_EQ(r.npus[1].exposed_comm, Time::us(4));
   EXPECT_EQ(r.npus[1].compute, Time::zero());
+  EXPECT_EQ(r.npus[1].idle, Time::zero());
+}
+
+TEST(Runtime, PipelineStageWaitingOnASendIsPeerWaitNotExposedComm) {
+  // A 2-stage pipeline: stage 0 computes 10 us and sends 1000 B (1 us + 1 us = 2 us) to stage 1, which posted its
+  // receive at 0 and then computes 5 us. Stage 1: waits for the send [0, 10], receives [10, 12], computes
+  // [12, 17]. Stage 0: computes [0, 10], sends [10, 12].
+  WorkloadBuilder b("pipeline_wait", 2);
+  b.comp(0, 1, 10);
+  b.send(0, 2, 1, 1000, 7, {1});
+  b.recv(1, 1, 0, 1000, 7);
+  b.comp(1, 2, 5, {1});
+  const RunReport r = simulate(b, fully_connected(2, kLink));
+  EXPECT_EQ(r.npus[0].finish, Time::us(12));
+  EXPECT_EQ(r.npus[0].compute, Time::us(10));
+  EXPECT_EQ(r.npus[0].exposed_comm, Time::us(2));
+  EXPECT_EQ(r.npus[0].peer_wait, Time::zero());
+  EXPECT_EQ(r.npus[0].idle, Time::zero());
+  EXPECT_EQ(r.npus[1].finish, Time::us(17));
+  EXPECT_EQ(r.npus[1].compute, Time::us(5));
+  EXPECT_EQ(r.npus[1].exposed_comm, Time::us(2));
+  EXPECT_EQ(r.npus[1].peer_wait, Time::us(10));
+  EXPECT_EQ(r.npus[1].idle, Time::zero());
 }
 
 TEST(Runtime, CommunicatorSubgroupsRunIndependently) {
@@ -285,6 +312,27 @@ TEST(RuntimeLinks, WholeNetworkCollectiveUsesTheModelsStatistics) {
       EXPECT_EQ(r.links->bytes[l], 4000.0);
       EXPECT_EQ(r.links->busy[l], Time::us(4));
       EXPECT_EQ(r.links->peak_flows[l], 1u);
+    }
+  }
+}
+
+TEST(RuntimeLinks, WholeNetworkRingOnASwitchLoadsEveryUpAndDownLinkAlike) {
+  // Native ring All-Reduce of 4000 B on switch:4 (1 GB/s): 3 Reduce-Scatter and 3 All-Gather steps of 1000 B, each
+  // NPU sending to the next through the switch (node 4). Every NPU's up-link and down-link carries 6 x 1000 B,
+  // busy 6 x 1 us, one message at a time. Collected by the evaluation that times the collective (no second run).
+  WorkloadBuilder b("links_switch_ring", 4);
+  for (uint32_t npu = 0; npu < 4; ++npu)
+    b.coll(npu, 1, CommType::AllReduce, 4000);
+  const Topology t = switch_star(4, kLink);
+  for (const NetworkModelKind model : {NetworkModelKind::Aware, NetworkModelKind::Flow}) {
+    const RunReport r = simulate_with_links(b, t, model);
+    ASSERT_TRUE(r.links.has_value());
+    for (uint32_t npu = 0; npu < 4; ++npu) {
+      for (const uint32_t l : {link_between(t, npu, 4), link_between(t, 4, npu)}) {
+        EXPECT_EQ(r.links->bytes[l], 6000.0) << npu;
+        EXPECT_EQ(r.links->busy[l], Time::us(6)) << npu;
+        EXPECT_EQ(r.links->peak_flows[l], 1u) << npu;
+      }
     }
   }
 }

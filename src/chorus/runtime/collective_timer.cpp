@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/topology/generators.hpp"
 
@@ -25,10 +24,6 @@ std::optional<CollectiveKind> simulated_kind(CommType type) {
       return std::nullopt;
   }
 }
-
-namespace {
-
-}  // namespace
 
 CollectiveTimer::CollectiveTimer(const Topology& topology, CollectiveTimerOptions options)
     : topology_(topology), options_(options), cost_(make_message_cost(topology, options.system != nullptr)) {}
@@ -68,29 +63,16 @@ TimedCollective CollectiveTimer::run(CommType type, int64_t bytes, const Topolog
     run_options.plan.algorithms = {AlgorithmChoice{}};
     run_options.plan.flatten = false;
   }
-  const CollectiveRunResult result = run_collective(topology, collective, run_options);
-  TimedCollective timed{result.time, algorithm_label(result.plan), std::nullopt, size, std::nullopt, {}};
-  if (options_.link_stats && options_.model != NetworkModelKind::Unaware)
-    collect_link_stats(topology, collective, run_options, whole_network, timed);
-  if (options_.lower_bounds) {
-    BoundOptions bound_options;
-    bound_options.information_bound = false;
-    timed.lower_bound = lower_bound(topology, collective, bound_options).bound;
+  // The aware and flow evaluators (symmetric or full schedule) track links as they go: ask for the statistics
+  // in the one run that times the collective rather than running it again.
+  run_options.collect_link_stats = options_.link_stats && options_.model != NetworkModelKind::Unaware;
+  CollectiveRunResult result = run_collective(topology, collective, run_options);
+  TimedCollective timed{result.time, algorithm_label(result.plan), size, std::move(result.links), {}};
+  if (timed.links && !whole_network) {
+    for (uint32_t l = 0; l < topology.link_count(); ++l)
+      timed.ring_links.emplace_back(topology.link_src(LinkId{l}).value, topology.link_dst(LinkId{l}).value);
   }
   return timed;
-}
-
-void CollectiveTimer::collect_link_stats(const Topology& topology, const Collective& collective,
-                                         CollectiveRunOptions run_options, bool whole_network,
-                                         TimedCollective& timed) const {
-  // The symmetric evaluators do not track links: run the full schedule once more, for the statistics only.
-  run_options.collect_link_stats = true;
-  run_options.evaluation = Evaluation::Schedule;
-  timed.links = run_collective(topology, collective, run_options).links;
-  if (whole_network)
-    return;
-  for (uint32_t l = 0; l < topology.link_count(); ++l)
-    timed.ring_links.emplace_back(topology.link_src(LinkId{l}).value, topology.link_dst(LinkId{l}).value);
 }
 
 const TimedCollective& CollectiveTimer::time(CommType type, int64_t bytes, const std::vector<uint32_t>& members) {

@@ -7,9 +7,9 @@
 //   running ASTRA-sim's Ring algorithm.
 // Results are cached by what determines them (kind, size and the group's ring shape), so a 1024-NPU workload
 // with 128 data-parallel groups of the same shape times each distinct collective once.
-// With `link_stats` (aware and flow models) each distinct collective is also run once more through the full
-// schedule to collect per-link statistics; the time reported stays the one of the ordinary evaluation, so asking
-// for statistics never changes a result.
+// With `link_stats` (aware and flow models) the evaluation that times a distinct collective also returns its
+// per-link statistics (the symmetric evaluator per link class, the full schedule per link); no second run.
+// Lower bounds are not computed here: they belong to the physical links (group_bound.hpp), not the logical ring.
 //
 //   CollectiveTimer timer(topology, options);
 //   const TimedCollective& t = timer.time(chakra::CommType::AllReduce, 64 << 20, group.npus);
@@ -34,15 +34,13 @@ namespace chorus {
 struct CollectiveTimerOptions {
   NetworkModelKind model = NetworkModelKind::Unaware;
   const AstraSystemConfig* system = nullptr;  // ASTRA-sim compatibility when set
-  bool lower_bounds = true;                   // compute each distinct collective's lower bound for the reports
   bool link_stats = false;                    // collect per-link statistics (aware and flow models only)
 };
 
 struct TimedCollective {
   Time duration;
-  std::string algorithm;            // e.g. "ring" or "ring,direct,halvingDoubling"
-  std::optional<Time> lower_bound;  // for the simulated kinds
-  Bytes nccl_size;                  // NCCL's convention (All-Gather: the gathered output), for bandwidths
+  std::string algorithm;  // e.g. "ring" or "ring,direct,halvingDoubling"
+  Bytes nccl_size;        // NCCL's convention (All-Gather: the gathered output), for bandwidths
   // With link statistics: per link of the topology the collective was timed on. For the whole network these are
   // physical links; for a subgroup they are its logical ring's links, and ring_links names each one's ends as
   // positions in the group's member list.
@@ -69,8 +67,6 @@ class CollectiveTimer {
 
   RingShape ring_shape(const std::vector<uint32_t>& members) const;
   TimedCollective run(chakra::CommType type, int64_t bytes, const Topology& topology, bool whole_network) const;
-  void collect_link_stats(const Topology& topology, const Collective& collective, CollectiveRunOptions run_options,
-                          bool whole_network, TimedCollective& timed) const;
 
   const Topology& topology_;
   CollectiveTimerOptions options_;

@@ -1,6 +1,7 @@
 // Report writers of a workload run (see reports.hpp).
 #include "chorus/runtime/reports.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -35,11 +36,19 @@ double busbw_gbps(const CollectiveReport& c) {
   return kind ? algbw_gbps(c) * bus_factor(*kind, c.npus) : 0.0;
 }
 
+// "1" when the collective's time is at least its physical lower bound, "0" when below it, "" without a bound.
+const char* feasible_text(const CollectiveReport& c) {
+  if (c.lower_bound == Time::zero())
+    return "";
+  return below_bound(c) ? "0" : "1";
+}
+
 // Collectives that share kind, size, group size and algorithm, summed up.
 struct CollectiveClass {
   uint64_t count = 0;
   Time total;
   Time longest;
+  uint64_t below_bound = 0;
   const CollectiveReport* example = nullptr;
 };
 using ClassKey = std::tuple<chakra::CommType, int64_t, uint32_t, std::string>;
@@ -51,6 +60,7 @@ std::map<ClassKey, CollectiveClass> classify(const RunReport& report) {
     ++k.count;
     k.total += c.end - c.start;
     k.longest = std::max(k.longest, c.end - c.start);
+    k.below_bound += below_bound(c);
     if (k.example == nullptr)
       k.example = &c;
   }
@@ -71,6 +81,15 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 
 }  // namespace
 
+bool below_bound(const CollectiveReport& c) {
+  return c.lower_bound > Time::zero() && c.end - c.start < c.lower_bound;
+}
+
+size_t count_below_bound(const RunReport& report) {
+  return static_cast<size_t>(std::count_if(report.collectives.begin(), report.collectives.end(),
+                                           [](const CollectiveReport& c) { return below_bound(c); }));
+}
+
 nlohmann::json summary_json(const ReportContext& context) {
   const RunReport& r = context.report;
   nlohmann::json j;
@@ -89,6 +108,7 @@ nlohmann::json summary_json(const ReportContext& context) {
                        {"finish_ns", ns(n.finish)},
                        {"compute_ns", ns(n.compute)},
                        {"exposed_comm_ns", ns(n.exposed_comm)},
+                       {"peer_wait_ns", ns(n.peer_wait)},
                        {"idle_ns", ns(n.idle)},
                        {"nodes", n.nodes}});
   }
@@ -105,9 +125,12 @@ nlohmann::json summary_json(const ReportContext& context) {
                        {"total_ns", ns(k.total)},
                        {"algbw_GBps", algbw_gbps(c)},
                        {"busbw_GBps", busbw_gbps(c)},
-                       {"lower_bound_ns", ns(c.lower_bound)}});
+                       {"lower_bound_ns", ns(c.lower_bound)},
+                       {"below_bound_count", k.below_bound},
+                       {"feasible", k.below_bound == 0}});
   }
   j["collective_count"] = r.collectives.size();
+  j["below_bound_count"] = count_below_bound(r);
   j["collectives"] = std::move(classes);
   return j;
 }
@@ -116,13 +139,13 @@ void write_collectives_csv(const std::string& path, const ReportContext& context
   const File f(open_for_writing(path));
   fmt::print(f.get(),
              "index,type,group,group_npus,comm_size_bytes,algorithm,first_issue_ns,start_ns,end_ns,duration_ns,"
-             "algbw_GBps,busbw_GBps,lower_bound_ns,node_id\n");
+             "algbw_GBps,busbw_GBps,lower_bound_ns,feasible,node_id\n");
   const auto& groups = context.workload.groups;
   for (size_t i = 0; i < context.report.collectives.size(); ++i) {
     const CollectiveReport& c = context.report.collectives[i];
-    fmt::print(f.get(), "{},{},{},{},{},\"{}\",{},{},{},{},{:.6f},{:.6f},{},{}\n", i, chakra::to_string(c.type),
+    fmt::print(f.get(), "{},{},{},{},{},\"{}\",{},{},{},{},{:.6f},{:.6f},{},{},{}\n", i, chakra::to_string(c.type),
                groups[c.group].name, c.npus, c.comm_size, c.algorithm, ns(c.first_issue), ns(c.start), ns(c.end),
-               ns(c.end - c.start), algbw_gbps(c), busbw_gbps(c), ns(c.lower_bound), c.node_id);
+               ns(c.end - c.start), algbw_gbps(c), busbw_gbps(c), ns(c.lower_bound), feasible_text(c), c.node_id);
   }
 }
 
@@ -160,13 +183,13 @@ void print_report(std::ostream& out, const ReportContext& context) {
   out << fmt::format("workload     {} ({} NPUs, {} nodes) on {}, {} model\n", context.workload.prefix, r.npus.size(),
                      context.workload.node_count(), context.topology, context.model);
   out << fmt::format("finish       {} ({} ns)\n\n", to_string(r.finish), ns(r.finish));
-  out << fmt::format("{:>6} {:>16} {:>16} {:>16} {:>16}\n", "npu", "finish_ns", "compute_ns", "exposed_comm_ns",
-                     "idle_ns");
+  out << fmt::format("{:>6} {:>16} {:>16} {:>16} {:>16} {:>16}\n", "npu", "finish_ns", "compute_ns", "exposed_comm_ns",
+                     "peer_wait_ns", "idle_ns");
   const size_t shown = r.npus.size() <= 16 ? r.npus.size() : 8;
   for (size_t i = 0; i < shown; ++i) {
     const NpuReport& n = r.npus[i];
-    out << fmt::format("{:>6} {:>16.3f} {:>16.3f} {:>16.3f} {:>16.3f}\n", i, ns(n.finish), ns(n.compute),
-                       ns(n.exposed_comm), ns(n.idle));
+    out << fmt::format("{:>6} {:>16.3f} {:>16.3f} {:>16.3f} {:>16.3f} {:>16.3f}\n", i, ns(n.finish), ns(n.compute),
+                       ns(n.exposed_comm), ns(n.peer_wait), ns(n.idle));
   }
   if (shown < r.npus.size())
     out << fmt::format("{:>6} ({} more NPUs in summary.json)\n", "...", r.npus.size() - shown);

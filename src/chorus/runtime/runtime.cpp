@@ -16,6 +16,7 @@
 #include "chorus/network/message_cost.hpp"
 #include "chorus/runtime/collective_contention.hpp"
 #include "chorus/runtime/collective_timer.hpp"
+#include "chorus/runtime/group_bound.hpp"
 #include "chorus/runtime/link_usage.hpp"
 
 namespace chorus {
@@ -59,6 +60,7 @@ struct Executor {
   std::vector<uint32_t> pending_deps;
   std::vector<NodeState> state;
   std::vector<Time> issued_at;
+  std::vector<Time> transfer_start;  // communication nodes: when the data could start moving (all peers there)
   std::array<ReadyQueue, 4> ready;
   std::array<int64_t, kLimited> holder{-1, -1, -1};           // node holding each limited resource
   std::unordered_map<uint32_t, uint32_t> collectives_issued;  // group -> count
@@ -66,7 +68,8 @@ struct Executor {
   uint64_t done = 0;
   Time finish;
   std::vector<Span> compute_spans;
-  std::vector<Span> comm_spans;
+  std::vector<Span> transfer_spans;  // communication moving data
+  std::vector<Span> wait_spans;      // communication waiting for a peer to issue its side
 };
 
 struct CollectiveInstance {
@@ -153,12 +156,14 @@ class Runtime {
       : workload_(workload),
         topology_(topology),
         options_(options),
-        timer_(topology, CollectiveTimerOptions{options.model, options.system, options.lower_bounds, wants_links()}),
+        timer_(topology, CollectiveTimerOptions{options.model, options.system, wants_links()}),
         p2p_(make_message_cost(topology, options.system != nullptr)),
         memory_(options.memory) {
     check_inputs();
     if (wants_links())
       links_.emplace(topology);
+    if (options.lower_bounds)
+      bounds_.emplace(topology);
     if (wants_contention())
       contention_.emplace(topology);
     executors_.resize(workload.npus.size());
@@ -215,6 +220,7 @@ class Runtime {
     ex.pending_deps.resize(n);
     ex.state.assign(n, NodeState::Waiting);
     ex.issued_at.assign(n, Time::zero());
+    ex.transfer_start.assign(n, Time::zero());
     ex.collective_index.assign(n, 0);
     for (uint32_t i = 0; i < n; ++i) {
       ex.pending_deps[i] = static_cast<uint32_t>(g.dep_count(i));
@@ -259,6 +265,7 @@ class Runtime {
     Executor& ex = executors_[npu];
     ex.state[node] = NodeState::Issued;
     ex.issued_at[node] = now_;
+    ex.transfer_start[node] = now_;  // a collective or a receive that waits for a peer moves it later
     const WorkloadNode& n = workload_.npus[npu].nodes[node];
     switch (n.type) {
       case NodeType::Comp:
@@ -365,12 +372,15 @@ class Runtime {
     r.start = c.last_issue;
     r.end = c.last_issue;
     r.node_id = workload_.npus[c.members.front().first].nodes[c.members.front().second].id;
+    for (const auto& [npu, node] : c.members)
+      executors_[npu].transfer_start[node] = now_;  // the members before the last waited for it
     if (simulated_kind(c.type)) {
       const TimedCollective& t = timer_.time(c.type, c.bytes, group.npus);
       r.end = r.start + t.duration;
       r.algorithm = t.algorithm;
       r.nccl_size = t.nccl_size.count();
-      r.lower_bound = t.lower_bound.value_or(Time::zero());
+      if (bounds_)
+        r.lower_bound = bounds_->bound(c.type, c.bytes, group.npus);
       if (links_)
         links_->add_collective(group.npus, t);
       if (contention_) {
@@ -441,6 +451,7 @@ class Runtime {
       const PostedReceive r = ch.posted.front();
       ch.posted.pop_front();
       check_sizes(npu, node, r.npu, r.node);
+      executors_[r.npu].transfer_start[r.node] = now_;  // the receive waited for this send until now
       schedule(r.npu, r.node, std::max(arrival, r.posted));
       return;
     }
@@ -482,6 +493,7 @@ class Runtime {
   void record(uint32_t npu, uint32_t node, const WorkloadNode& n) {
     Executor& ex = executors_[npu];
     const Span span{ex.issued_at[node], now_};
+    const Span wait{ex.issued_at[node], ex.transfer_start[node]};
     Track track = Track::Compute;
     switch (n.type) {
       case NodeType::Comp:
@@ -491,7 +503,9 @@ class Runtime {
       case NodeType::CommColl:
       case NodeType::CommSend:
       case NodeType::CommRecv:
-        ex.comm_spans.push_back(span);
+        if (wait.first < wait.second)
+          ex.wait_spans.push_back(wait);
+        ex.transfer_spans.emplace_back(wait.second, now_);
         track = Track::Comm;
         break;
       case NodeType::MemLoad:
@@ -511,11 +525,16 @@ class Runtime {
       Executor& ex = executors_[npu];
       NpuReport& r = report_.npus[npu];
       const std::vector<Span> compute = merged(std::move(ex.compute_spans));
-      const std::vector<Span> comm = merged(std::move(ex.comm_spans));
+      const std::vector<Span> transfer = merged(std::move(ex.transfer_spans));
+      const std::vector<Span> wait = merged(std::move(ex.wait_spans));
+      std::vector<Span> busy = compute;
+      busy.insert(busy.end(), transfer.begin(), transfer.end());
+      busy = merged(std::move(busy));
       r.finish = ex.finish;
       r.compute = total(compute);
-      r.exposed_comm = total(comm) - overlap(comm, compute);
-      r.idle = r.finish - r.compute - r.exposed_comm;
+      r.exposed_comm = total(transfer) - overlap(transfer, compute);
+      r.peer_wait = total(wait) - overlap(wait, busy);
+      r.idle = r.finish - r.compute - r.exposed_comm - r.peer_wait;
       r.nodes = workload_.npus[npu].nodes.size();
       report_.finish = std::max(report_.finish, r.finish);
     }
@@ -532,6 +551,7 @@ class Runtime {
   std::unique_ptr<MessageCost> p2p_;
   RemoteMemory memory_;
   std::optional<LinkUsage> links_;
+  std::optional<GroupBounds> bounds_;
   std::optional<CollectiveContention> contention_;
   std::vector<ContendedCollective> contended_;  // by contention id
   std::vector<Executor> executors_;

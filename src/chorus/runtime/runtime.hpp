@@ -17,6 +17,9 @@
 // - MEM_LOAD/STORE: the remote-memory model (remote_memory.hpp).
 // If the event queue empties while nodes remain, run_workload throws DeadlockError with a per-NPU report.
 // With link_stats under aware or flow, RunReport::links holds the per-link load of the whole run (link_usage.hpp).
+// A simulated collective's lower_bound is that of the physical links its group uses (group_bound.hpp). Per NPU,
+// communication waiting for a peer (a collective before its last member, a receive before its send) counts as
+// peer_wait, apart from exposed_comm (communication moving data).
 //
 //   RunReport r = run_workload(workload, topology, options);
 #pragma once
@@ -50,8 +53,9 @@ struct RuntimeOptions {
 struct NpuReport {
   Time finish;
   Time compute;       // GPU compute (non-CPU COMP nodes)
-  Time exposed_comm;  // communication in flight while no GPU compute runs
-  Time idle;          // finish - compute - exposed_comm
+  Time exposed_comm;  // communication moving data (all its peers there) while no GPU compute runs
+  Time peer_wait;     // communication waiting for a peer (pipeline bubble) while nothing above runs
+  Time idle;          // finish - compute - exposed_comm - peer_wait
   uint64_t nodes = 0;
 };
 
@@ -65,7 +69,7 @@ struct CollectiveReport {
   Time first_issue;  // when the first member issued it
   Time start;        // when the last member issued it
   Time end;
-  Time lower_bound;      // 0 when not computed
+  Time lower_bound;      // on the physical links the group uses (group_bound.hpp); 0 when not computed
   uint64_t node_id = 0;  // the node on the group's first member
 };
 
