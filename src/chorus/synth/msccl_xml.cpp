@@ -320,7 +320,7 @@ std::optional<std::string> msccl_size_warning(const MscclXmlShape& shape, uint64
   return fmt::format(
       "the MSCCL XML will be {:.1f} MB: {} steps in {} thread blocks on {} ranks (up to {} steps per thread block, "
       "{} thread blocks per rank), one line per step; MSCCL's runtime allows at most {} steps per thread block and "
-      "{} thread blocks per rank ({} steps per rank), and every rank loads the whole file; fewer --chunks makes it "
+      "{} thread blocks per rank ({} steps per rank); fewer --chunks makes it "
       "smaller",
       static_cast<double>(shape.bytes) / 1e6, shape.steps, shape.thread_blocks, shape.ranks, shape.max_steps,
       shape.max_thread_blocks, kMscclMaxSteps, kMscclMaxThreadBlocks, limit);
