@@ -157,12 +157,14 @@ TEST(CollectiveCli, SynthOnSwitchRunsUnderEveryModel) {
 }
 
 TEST(CollectiveCli, SynthOnAstraSwitchFileRuns) {
-  const nlohmann::json j =
-      run_json({"collective", "--network", reference("astra-sim-inputs/network/Switch_8.yml"), "--collective",
-                "all_gather", "--size", "64MiB", "--algorithm", "synth", "--json"});
-  ASSERT_TRUE(j.contains("time_ns") && j.contains("bound_ns")) << j.dump();
-  EXPECT_GE(j["time_ns"].get<double>(), j["bound_ns"].get<double>());
-  EXPECT_EQ(j.value("physically_feasible", false), true);
+  for (const char* model : {"unaware", "aware", "flow"}) {
+    const nlohmann::json j =
+        run_json({"collective", "--network", reference("astra-sim-inputs/network/Switch_8.yml"), "--collective",
+                  "all_gather", "--size", "64MiB", "--algorithm", "synth", "--model", model, "--json"});
+    ASSERT_TRUE(j.contains("time_ns") && j.contains("bound_ns")) << model << ": " << j.dump();
+    EXPECT_GE(j["time_ns"].get<double>(), j["bound_ns"].get<double>()) << model;
+    EXPECT_EQ(j.value("physically_feasible", false), true) << model;
+  }
 }
 
 // ring:8, 50 GB/s, 1 us, 64 MiB All-Reduce with `direct` under the unaware model: RS then AG, each sending
