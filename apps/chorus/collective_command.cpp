@@ -5,6 +5,8 @@
 //                     --collective all_gather --size 1GiB --json
 #include <chrono>
 #include <iostream>
+#include <set>
+#include <span>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -16,8 +18,10 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "chorus/sim/collective_run.hpp"
+#include "chorus/sim/default_chunks.hpp"
 #include "collective_synth.hpp"
 #include "commands.hpp"
+#include "feasibility.hpp"
 #include "topology_options.hpp"
 
 namespace chorus::cli {
@@ -39,15 +43,39 @@ struct CollectiveOptions {
   std::string model = "unaware";
   std::string link_stats;
   bool json = false;
-  SynthFlags synth;  // --algorithm synth only
+  SynthFlags synth;             // --algorithm synth only
+  std::set<std::string> given;  // the options on the command line
 };
+
+// Options that only --algorithm synth reads, and options that only the built-in algorithms read.
+const char* const kSynthOnly[] = {"--chunks",    "--seed", "--priority", "--npus",         "--fail-links",
+                                  "--fail-npus", "--root", "--scan-cap", "--search-effort"};
+const char* const kNativeOnly[] = {"--system",         "--composition",         "--splits",     "--active-chunks",
+                                   "--endpoint-delay", "--reduction-bandwidth", "--evaluation", "--link-stats"};
+
+// Refuses an option the chosen algorithm would ignore, naming when it applies.
+void refuse_ignored_options(const CollectiveOptions& o) {
+  const bool synth = o.algorithm == "synth";
+  for (const char* flag :
+       synth ? std::span<const char* const>(kNativeOnly) : std::span<const char* const>(kSynthOnly)) {
+    if (!o.given.contains(flag))
+      continue;
+    throw Error("", flag,
+                synth ? "applies to the built-in algorithms, not --algorithm synth (the synthesizer chooses its own "
+                        "chunks and simulates its schedule as synthesized)"
+                      : "applies only with --algorithm synth (the synthesizer's options; the built-in algorithms run "
+                        "on all NPUs, rooted at NPU 0, chunked by --splits)");
+  }
+}
 
 CollectiveKind parse_kind(const std::string& text) {
   const auto kind = parse_collective_kind(text);
   if (!kind) {
     throw Error(
         "", "--collective",
-        fmt::format("unknown collective '{}'; expected all_reduce, reduce_scatter, all_gather, all_to_all, broadcast or reduce", text));
+        fmt::format(
+            "unknown collective '{}'; expected all_reduce, reduce_scatter, all_gather, all_to_all, broadcast or reduce",
+            text));
   }
   return *kind;
 }
@@ -74,7 +102,7 @@ CollectivePlanConfig native_plan(const CollectiveOptions& o) {
     throw Error("", "--composition",
                 fmt::format("unknown composition '{}'; expected baseline or localBWAware", o.composition));
   }
-  if (o.splits == 0 || o.splits > 1'000'000)
+  if (o.given.contains("--splits") && (o.splits == 0 || o.splits > 1'000'000))
     throw Error("", "--splits", fmt::format("is {}; must be 1 to 1000000", o.splits));
   if (o.active_chunks == 0 || o.active_chunks > 1'000'000) {
     throw Error("", "--active-chunks", fmt::format("is {}; must be 1 to 1000000", o.active_chunks));
@@ -107,9 +135,8 @@ void run(const CollectiveOptions& o) {
   const Topology topology = make_topology(o.topology);
   const CollectiveKind kind = parse_kind(o.collective);
   const Bytes given = parse_size(o.size, "--size");
+  refuse_ignored_options(o);
   if (o.algorithm == "synth") {
-    if (!o.system.empty() || !o.link_stats.empty())
-      throw Error("", "--algorithm", "synth takes no --system or --link-stats");
     return run_synth_collective(topology, kind, given, *model, o.synth, o.json);
   }
   CollectiveRunOptions options;
@@ -118,8 +145,8 @@ void run(const CollectiveOptions& o) {
   options.collect_link_stats = !o.link_stats.empty();
   Collective collective{kind, given, topology.npu_count()};
   if (!o.system.empty()) {
-    if (!o.algorithm.empty() || !o.composition.empty() || o.splits != 1 || o.active_chunks != 1 ||
-        !o.endpoint_delay.empty() || !o.reduction_bandwidth.empty()) {
+    if (!o.algorithm.empty() || !o.composition.empty() || o.given.contains("--splits") ||
+        o.given.contains("--active-chunks") || !o.endpoint_delay.empty() || !o.reduction_bandwidth.empty()) {
       throw Error("", "--system", "the system file sets the algorithm, chunking and overheads; drop the other flags");
     }
     const AstraSystemConfig system = load_astra_system(o.system);
@@ -130,6 +157,8 @@ void run(const CollectiveOptions& o) {
       collective.size = given * topology.npu_count();
   } else {
     options.plan = native_plan(o);
+    if (!o.given.contains("--splits"))
+      options.plan.splits = default_splits(topology, collective, options.plan);
   }
   const auto started = std::chrono::steady_clock::now();
   const CollectiveRunResult result = run_collective(topology, collective, options);
@@ -170,9 +199,11 @@ void run(const CollectiveOptions& o) {
       j["bandwidth_bound_ns"] = static_cast<double>(bound->bandwidth_bound.picoseconds()) / 1e3;
       j["latency_bound_ns"] = static_cast<double>(bound->latency_bound.picoseconds()) / 1e3;
       j["ratio"] = bound->bound > Time::zero() ? time_ns * 1e3 / static_cast<double>(bound->bound.picoseconds()) : 0.0;
+      j["physically_feasible"] = physically_feasible(result.time, bound->bound);
     } else {
       j["bound_ns"] = nullptr;
       j["ratio"] = nullptr;
+      j["physically_feasible"] = true;  // no bound to fall below
     }
     j["wall_s"] = wall_s;
     if (result.events > 0) {
@@ -197,6 +228,7 @@ void run(const CollectiveOptions& o) {
       fmt::print("time/bound   {:.3f}\n",
                  static_cast<double>(result.time.picoseconds()) / static_cast<double>(bound->bound.picoseconds()));
     }
+    print_infeasible_warning(result.time, bound->bound, options.model);
   }
 }
 
@@ -207,7 +239,8 @@ void register_collective_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("collective", "simulate one collective and compare it with the lower bound");
   add_topology_options(*cmd, options->topology);
   cmd->add_option("--system", options->system, "ASTRA-sim system JSON: ASTRA-sim compatibility mode");
-  cmd->add_option("--collective", options->collective, "all_reduce | reduce_scatter | all_gather | all_to_all | broadcast | reduce (rooted at NPU 0)")
+  cmd->add_option("--collective", options->collective,
+                  "all_reduce | reduce_scatter | all_gather | all_to_all | broadcast | reduce (rooted at NPU 0)")
       ->required();
   cmd->add_option("--size", options->size,
                   "buffer size, e.g. 64MiB (All-Gather: the gathered output; with --system: ASTRA-sim's comm_size, "
@@ -220,7 +253,9 @@ void register_collective_command(CLI::App& app) {
   add_synth_flags(*cmd, options->synth);
   cmd->add_option("--composition", options->composition,
                   "multi-dimensional All-Reduce: localBWAware (default) | baseline");
-  cmd->add_option("--splits", options->splits, "chunks per collective (ASTRA-sim preferred-dataset-splits), default 1");
+  cmd->add_option("--splits", options->splits,
+                  "chunks per collective (ASTRA-sim preferred-dataset-splits); default 1, except a ring "
+                  "Broadcast / Reduce: the pipelined chain's optimal count");
   cmd->add_option("--active-chunks", options->active_chunks, "chunks in flight per dimension, default 1");
   cmd->add_option("--endpoint-delay", options->endpoint_delay, "local overhead per message, e.g. 10ns (default 0)");
   cmd->add_option("--reduction-bandwidth", options->reduction_bandwidth,
@@ -229,7 +264,13 @@ void register_collective_command(CLI::App& app) {
   cmd->add_option("--model", options->model, "network model: unaware (default) | aware | flow");
   cmd->add_option("--link-stats", options->link_stats, "write per-link statistics (aware, flow) to this CSV file");
   cmd->add_flag("--json", options->json, "print one JSON object");
-  cmd->callback([options] { run(*options); });
+  cmd->callback([options, cmd] {
+    for (const CLI::Option* option : cmd->get_options()) {
+      if (option->count() > 0)
+        options->given.insert(option->get_name());
+    }
+    run(*options);
+  });
 }
 
 }  // namespace chorus::cli

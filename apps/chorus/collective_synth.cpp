@@ -8,10 +8,10 @@
 
 #include "chorus/network/aware_model.hpp"
 #include "chorus/network/flow_model.hpp"
-#include "chorus/network/message_cost.hpp"
-#include "chorus/network/unaware.hpp"
 #include "chorus/synth/synth_routes.hpp"
+#include "chorus/synth/synth_unaware.hpp"
 #include "chorus/synth/verify.hpp"
+#include "feasibility.hpp"
 
 namespace chorus::cli {
 
@@ -20,7 +20,7 @@ namespace {
 Time simulate(const Topology& topology, const SynthResult& r, NetworkModelKind model) {
   switch (model) {
     case NetworkModelKind::Unaware:
-      return run_unaware(r.schedule, RoutedCost(topology)).makespan;
+      return synth_unaware_time(topology, r);
     case NetworkModelKind::Aware:
       return run_aware(r.schedule, SynthRoutes(topology, r), false).makespan;
     case NetworkModelKind::Flow:
@@ -59,6 +59,7 @@ void run_synth_collective(const Topology& topology, CollectiveKind kind, Bytes s
     j["synth_estimate_ns"] = ns(r.time);
     j["bound_ns"] = ns(bound.bound);
     j["ratio"] = ratio;
+    j["physically_feasible"] = physically_feasible(simulated, bound.bound);
     j["synthesis_s"] = r.synthesis_s;
     std::cout << j.dump() << "\n";
     return;
@@ -71,6 +72,7 @@ void run_synth_collective(const Topology& topology, CollectiveKind kind, Bytes s
              to_string(r.time));
   fmt::print("lower bound  {}\n", to_string(bound.bound));
   fmt::print("time/bound   {:.4f}\n", ratio);
+  print_infeasible_warning(simulated, bound.bound, model);
 }
 
 }  // namespace chorus::cli

@@ -5,8 +5,8 @@
 //   chorus synth --topology file.txt --fail-links 3-4,17-18 --npus 0-63 --collective all_gather --size 1GiB
 #include <charconv>
 #include <chrono>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -17,11 +17,12 @@
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
-#include "chorus/synth/dimensional.hpp"
 #include "chorus/synth/chakra_export.hpp"
+#include "chorus/synth/dimensional.hpp"
 #include "chorus/synth/msccl_xml.hpp"
 #include "chorus/synth/verify.hpp"
 #include "commands.hpp"
+#include "feasibility.hpp"
 #include "synth_options.hpp"
 #include "topology_options.hpp"
 
@@ -104,6 +105,7 @@ void run_dimensional(const SynthCommandOptions& o, const Topology& topology, con
     j["bound_ns"] = ns(bound);
     j["bound_kind"] = "single-npu cuts and latency diameter";
     j["ratio"] = ratio;
+    j["physically_feasible"] = physically_feasible(r.time, bound);
     j["synthesis_s"] = r.synthesis_s;
     j["bound_s"] = bound_s;
     j["transfers"] = r.transfers;
@@ -153,8 +155,12 @@ void run(const SynthCommandOptions& o) {
     return run_dimensional(o, topology, options);
   const SynthResult r = synthesize(topology, options);
   const SynthBound bound = synth_lower_bound(topology, options);
-  if (!o.out.empty())
-    write_msccl_xml(o.out, r, "chorus-synth");
+  if (!o.out.empty()) {
+    const MscclXml xml(r, "chorus-synth");
+    if (const auto warning = msccl_size_warning(xml.shape(), kMscclLargeXmlBytes))
+      std::cerr << "warning: " << *warning << "\n";
+    xml.write(o.out);
+  }
   if (!o.schedule_json.empty())
     write_schedule_json(o.schedule_json, r);
   if (!o.chakra.empty())
@@ -174,6 +180,7 @@ void run(const SynthCommandOptions& o) {
     j["time_ns"] = ns(r.time);
     j["bound_ns"] = ns(bound.bound);
     j["ratio"] = ratio;
+    j["physically_feasible"] = physically_feasible(r.time, bound.bound);
     j["synthesis_s"] = r.synthesis_s;
     j["bound_s"] = bound.seconds;
     j["transfers"] = r.schedule.transfer_count();

@@ -2,6 +2,7 @@
 #include "chorus/collective/hierarchical.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -134,6 +135,9 @@ std::string algorithm_label(const CollectivePlan& plan) {
     if (!label.empty())
       label += ",";
     label += to_string(phase.spec.algorithm.kind);
+    // A windowed Direct is labelled as the user wrote it (directN).
+    if (phase.spec.algorithm.kind == AlgorithmKind::Direct && phase.spec.algorithm.window > 0)
+      label += std::to_string(phase.spec.algorithm.window);
   }
   return label.empty() ? "none" : label;
 }

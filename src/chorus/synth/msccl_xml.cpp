@@ -1,8 +1,12 @@
 // MSCCL XML writer (see msccl_xml.hpp).
 #include "chorus/synth/msccl_xml.hpp"
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <sstream>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -15,7 +19,7 @@ namespace chorus {
 namespace {
 
 struct Step {
-  std::string type;
+  const char* type = "";
   uint32_t chunk = 0;
   int64_t dep_tb = -1, dep_step = -1;
   bool has_dep = false;
@@ -46,6 +50,8 @@ const char* coll_name(CollectiveKind kind) {
   return "custom";
 }
 
+}  // namespace
+
 class XmlWriter {
  public:
   explicit XmlWriter(const SynthResult& r) : r_(r), s_(r.schedule), n_(static_cast<uint32_t>(r.members.size())) {
@@ -56,13 +62,62 @@ class XmlWriter {
     recv_step_.assign(s_.size(), {-1, -1});
   }
 
-  std::string write(const std::string& name) {
+  // Lays out every GPU's thread blocks and steps (the XML is rendered from them, never held whole).
+  void build() {
     assign_channels();
     for (uint32_t i = 0; i < s_.size(); ++i) {
       if (s_.is_transfer(OpId{i}))
         add_transfer(i);
     }
-    return render(name);
+  }
+
+  MscclXmlShape shape() const {
+    MscclXmlShape out;
+    out.ranks = n_;
+    for (const auto& blocks : gpus_) {
+      out.thread_blocks += blocks.size();
+      out.max_thread_blocks = std::max<uint64_t>(out.max_thread_blocks, blocks.size());
+      for (const ThreadBlock& b : blocks) {
+        out.steps += b.steps.size();
+        out.max_steps = std::max<uint64_t>(out.max_steps, b.steps.size());
+      }
+    }
+    return out;
+  }
+
+  // Calls sink(text) for every piece of the XML in order; the same pieces are counted and written, so the
+  // predicted size is the written size.
+  template <class Sink>
+  void render(const std::string& name, Sink&& sink) const {
+    const auto [in_chunks, out_chunks] = chunk_counts();
+    const uint32_t per_loop = r_.kind == CollectiveKind::Broadcast || r_.kind == CollectiveKind::Reduce
+                                  ? r_.chunks_per_npu
+                                  : n_ * r_.chunks_per_npu;
+    sink(fmt::format(
+        "<algo name=\"{}\" proto=\"Simple\" nchannels=\"{}\" nchunksperloop=\"{}\" ngpus=\"{}\" coll=\"{}\" "
+        "inplace=\"1\" outofplace=\"0\" minBytes=\"0\" maxBytes=\"{}\">\n",
+        name, channels_, per_loop, n_, coll_name(r_.kind), int64_t{1} << 62));
+    fmt::memory_buffer line;
+    for (uint32_t g = 0; g < n_; ++g) {
+      sink(fmt::format("  <gpu id=\"{}\" i_chunks=\"{}\" o_chunks=\"{}\" s_chunks=\"0\">\n", g, in_chunks, out_chunks));
+      for (size_t t = 0; t < gpus_[g].size(); ++t) {
+        const ThreadBlock& b = gpus_[g][t];
+        sink(fmt::format("    <tb id=\"{}\" send=\"{}\" recv=\"{}\" chan=\"{}\">\n", t, b.send, b.recv, b.chan));
+        for (size_t s = 0; s < b.steps.size(); ++s) {
+          const Step& st = b.steps[s];
+          const auto [sb, so, db, dof] = buffers(st.op);
+          line.clear();
+          fmt::format_to(std::back_inserter(line),
+                         "      <step s=\"{}\" type=\"{}\" srcbuf=\"{}\" srcoff=\"{}\" dstbuf=\"{}\" dstoff=\"{}\" "
+                         "cnt=\"1\" depid=\"{}\" deps=\"{}\" hasdep=\"{}\"/>\n",
+                         s, st.type, sb, so, db, dof, st.dep_tb, st.dep_step, st.has_dep ? 1 : 0);
+          sink(std::string_view(line.data(), line.size()));
+        }
+        sink(std::string_view("    </tb>\n"));
+      }
+      sink(std::string_view("  </gpu>\n"));
+    }
+    sink(std::string_view("</algo>\n"));
   }
 
  private:
@@ -216,37 +271,6 @@ class XmlWriter {
     }
   }
 
-  std::string render(const std::string& name) const {
-    const auto [in_chunks, out_chunks] = chunk_counts();
-    const uint32_t per_loop = r_.kind == CollectiveKind::Broadcast || r_.kind == CollectiveKind::Reduce
-                                  ? r_.chunks_per_npu
-                                  : n_ * r_.chunks_per_npu;
-    std::string xml = fmt::format(
-        "<algo name=\"{}\" proto=\"Simple\" nchannels=\"{}\" nchunksperloop=\"{}\" ngpus=\"{}\" coll=\"{}\" "
-        "inplace=\"1\" outofplace=\"0\" minBytes=\"0\" maxBytes=\"{}\">\n",
-        name, channels_, per_loop, n_, coll_name(r_.kind), int64_t{1} << 62);
-    for (uint32_t g = 0; g < n_; ++g) {
-      xml +=
-          fmt::format("  <gpu id=\"{}\" i_chunks=\"{}\" o_chunks=\"{}\" s_chunks=\"0\">\n", g, in_chunks, out_chunks);
-      for (size_t t = 0; t < gpus_[g].size(); ++t) {
-        const ThreadBlock& b = gpus_[g][t];
-        xml += fmt::format("    <tb id=\"{}\" send=\"{}\" recv=\"{}\" chan=\"{}\">\n", t, b.send, b.recv, b.chan);
-        for (size_t s = 0; s < b.steps.size(); ++s) {
-          const Step& st = b.steps[s];
-          const auto [sb, so, db, dof] = buffers(st.op);
-          xml += fmt::format(
-              "      <step s=\"{}\" type=\"{}\" srcbuf=\"{}\" srcoff=\"{}\" dstbuf=\"{}\" dstoff=\"{}\" cnt=\"1\" "
-              "depid=\"{}\" deps=\"{}\" hasdep=\"{}\"/>\n",
-              s, st.type, sb, so, db, dof, st.dep_tb, st.dep_step, st.has_dep ? 1 : 0);
-        }
-        xml += "    </tb>\n";
-      }
-      xml += "  </gpu>\n";
-    }
-    xml += "</algo>\n";
-    return xml;
-  }
-
   const SynthResult& r_;
   const Schedule& s_;
   uint32_t n_;
@@ -259,18 +283,47 @@ class XmlWriter {
   uint32_t channels_ = 1;
 };
 
-}  // namespace
-
-std::string msccl_xml(const SynthResult& result, const std::string& name) {
-  return XmlWriter(result).write(name);
+MscclXml::MscclXml(const SynthResult& result, std::string name)
+    : writer_(std::make_unique<XmlWriter>(result)), name_(std::move(name)) {
+  writer_->build();
+  shape_ = writer_->shape();
+  writer_->render(name_, [this](std::string_view text) { shape_.bytes += text.size(); });
 }
 
-void write_msccl_xml(const std::string& path, const SynthResult& result, const std::string& name) {
-  const std::string xml = msccl_xml(result, name);
-  std::ofstream out(path);
+MscclXml::~MscclXml() = default;
+
+void MscclXml::write(std::ostream& out) const {
+  writer_->render(name_,
+                  [&out](std::string_view text) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
+}
+
+void MscclXml::write(const std::string& path) const {
+  std::ofstream out(path, std::ios::binary);
   if (!out)
     throw Error(path, "--out", "cannot open for writing");
-  out << xml;
+  write(out);
+  out.flush();
+  if (!out)
+    throw Error(path, "--out", "write failed (disk full?)");
+}
+
+std::string msccl_xml(const SynthResult& result, const std::string& name) {
+  std::ostringstream out;
+  MscclXml(result, name).write(out);
+  return out.str();
+}
+
+std::optional<std::string> msccl_size_warning(const MscclXmlShape& shape, uint64_t threshold_bytes) {
+  if (shape.bytes <= threshold_bytes)
+    return std::nullopt;
+  const uint64_t limit = uint64_t{kMscclMaxSteps} * kMscclMaxThreadBlocks;
+  return fmt::format(
+      "the MSCCL XML will be {:.1f} MB: {} steps in {} thread blocks on {} ranks (up to {} steps per thread block, "
+      "{} thread blocks per rank), one line per step; MSCCL's runtime allows at most {} steps per thread block and "
+      "{} thread blocks per rank ({} steps per rank); fewer --chunks makes it "
+      "smaller",
+      static_cast<double>(shape.bytes) / 1e6, shape.steps, shape.thread_blocks, shape.ranks, shape.max_steps,
+      shape.max_thread_blocks, kMscclMaxSteps, kMscclMaxThreadBlocks, limit);
 }
 
 }  // namespace chorus

@@ -15,8 +15,14 @@
 // - Buffers are in place: All-Gather chunk j of rank r is output chunk r*k + j ("o"); Reduce-Scatter and
 //   All-Reduce work in the input buffer ("i") with the same numbering; Broadcast / Reduce use chunks 0..k-1.
 // - Schedules through switches (relays) or multi-hop All-to-All chunks need scratch buffers and are rejected.
+// - MscclXml lays the algorithm out once, predicts the file's exact size (every piece is formatted and counted
+//   before anything is written) and streams the XML to a file; the text is never held whole in memory.
 #pragma once
 
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
 #include <string>
 
 #include "chorus/synth/synthesize.hpp"
@@ -26,7 +32,39 @@ namespace chorus {
 inline constexpr uint32_t kMscclMaxSteps = 256;
 inline constexpr uint32_t kMscclMaxThreadBlocks = 216;
 
+// Above this predicted size `chorus synth --out` warns before writing.
+inline constexpr uint64_t kMscclLargeXmlBytes = uint64_t{256} << 20;
+
+struct MscclXmlShape {
+  uint64_t bytes = 0;  // the exact size of the XML text
+  uint64_t steps = 0;  // <step> lines, all ranks
+  uint64_t thread_blocks = 0;
+  uint64_t max_steps = 0;          // in one thread block
+  uint64_t max_thread_blocks = 0;  // on one rank
+  uint32_t ranks = 0;
+};
+
+class XmlWriter;
+
+class MscclXml {
+ public:
+  // Throws chorus::Error when the schedule cannot be written (see above).
+  MscclXml(const SynthResult& result, std::string name);
+  ~MscclXml();
+  const MscclXmlShape& shape() const { return shape_; }
+  void write(std::ostream& out) const;
+  void write(const std::string& path) const;  // throws chorus::Error(path, "--out", ...) when it cannot
+
+ private:
+  std::unique_ptr<XmlWriter> writer_;
+  std::string name_;
+  MscclXmlShape shape_;
+};
+
+// The whole XML as a string (small cases and tests).
 std::string msccl_xml(const SynthResult& result, const std::string& name);
-void write_msccl_xml(const std::string& path, const SynthResult& result, const std::string& name);
+
+// One line saying why the XML is large and what MSCCL's runtime allows, when shape.bytes > threshold_bytes.
+std::optional<std::string> msccl_size_warning(const MscclXmlShape& shape, uint64_t threshold_bytes);
 
 }  // namespace chorus
