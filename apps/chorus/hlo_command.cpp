@@ -1,8 +1,10 @@
 // `chorus hlo`: XLA HLO modules, costed per instruction on a system.
 //
 //   chorus hlo analyze MODULE.hlo.txt --system tpuv3 [--npus 64] [--iterations N] [--json | --csv ops.csv]
+//   chorus hlo convert MODULE.hlo.txt --system tpuv3 --npus 64 --out traces/dlrm [--iterations N]
 //   chorus hlo validate PROFILE.csv [--system tpuv3] [--json]   (XLA TPU op profile: FLOPs and times vs measured)
 // --system takes a preset name (tpuv3, tpuv4, a100, h100) or a JSON system file; see docs/hlo.md.
+#include <algorithm>
 #include <fstream>
 #include <memory>
 
@@ -11,6 +13,7 @@
 
 #include "chorus/core/error.hpp"
 #include "chorus/hlo/analysis.hpp"
+#include "chorus/hlo/chakra_export.hpp"
 #include "chorus/hlo/parser.hpp"
 #include "chorus/hlo/report.hpp"
 #include "chorus/hlo/validation.hpp"
@@ -48,6 +51,30 @@ void run_analyze(const AnalyzeOptions& o) {
     fmt::print("{}\n", hlo::analysis_to_json(module, system, a).dump(1));
   else if (o.csv.empty())
     fmt::print("{}", hlo::analysis_table(module, system, a));
+}
+
+struct ConvertOptions {
+  std::string module;
+  std::string system = "tpuv3";
+  int npus = 0;
+  int iterations = 1;
+  std::string out;
+  bool gzip = false;
+};
+
+void run_convert(const ConvertOptions& o) {
+  if (o.npus < 1)
+    throw Error("--npus", "", fmt::format("is {}; must be >= 1", o.npus));
+  if (o.iterations < 0)
+    throw Error("--iterations", "", fmt::format("is {}; must be >= 0", o.iterations));
+  const hlo::System system = hlo::load_system(o.system);
+  const hlo::Module module = hlo::read_module(o.module);
+  for (const std::string& w : module.warnings)
+    fmt::print(stderr, "warning: {}\n", w);
+  const hlo::Analysis a = hlo::analyze(module, system, {.npus = o.npus, .iterations = std::max(1, o.iterations)});
+  const std::string prefix =
+      hlo::write_chakra_traces(module, a, o.out, {.npus = o.npus, .iterations = o.iterations, .gzip = o.gzip});
+  fmt::print("wrote {}.<0..{}>.et and {}/comm_groups.json\n", prefix, o.npus - 1, o.out);
 }
 
 struct ValidateOptions {
@@ -114,6 +141,17 @@ void register_hlo_command(CLI::App& app) {
   analyze->add_flag("--json", opts->json, "print one JSON object (instructions, computations, collectives)");
   analyze->add_option("--csv", opts->csv, "write the per-instruction rows to this CSV file");
   analyze->callback([opts] { run_analyze(*opts); });
+
+  auto copts = std::make_shared<ConvertOptions>();
+  auto* convert = hlo->add_subcommand("convert", "write Chakra traces, one per replica, for chorus sim");
+  convert->add_option("module", copts->module, "HLO text file")->required();
+  convert->add_option("--system", copts->system, "preset or system JSON")->capture_default_str();
+  convert->add_option("--npus", copts->npus, "replicas (one trace each)")->required();
+  convert->add_option("--out", copts->out, "output directory (hlo.<rank>.et, comm_groups.json)")->required();
+  convert->add_option("--iterations", copts->iterations, "while-loop unrolling (0: one summary node per loop)")
+      ->capture_default_str();
+  convert->add_flag("--gzip", copts->gzip, "gzip the trace files");
+  convert->callback([copts] { run_convert(*copts); });
 
   auto vopts = std::make_shared<ValidateOptions>();
   auto* validate = hlo->add_subcommand("validate", "compare FLOPs and times with an XLA TPU op profile (CSV export)");
