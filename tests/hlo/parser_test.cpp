@@ -151,6 +151,21 @@ TEST(HloParser, MissingEntryAndMissingHeaderAreErrors) {
   EXPECT_EQ(error_of("ENTRY %c {\n}\n"), "bad.hlo: line 1, column 1: expected 'HloModule', found 'ENTRY %c {'");
 }
 
+TEST(HloParser, CallCycleIsAnError) {
+  EXPECT_EQ(
+      error_of("HloModule t\n%c (p: f32[]) -> f32[] {\n  %p = f32[] parameter(0)\n  ROOT %f = f32[] fusion(f32[] "
+               "%p), kind=kLoop, calls=%c\n}\nENTRY %e {\n  %a = f32[] parameter(0)\n  ROOT %g = f32[] fusion(f32[] "
+               "%a), kind=kLoop, calls=%c\n}\n"),
+      "bad.hlo: line 4, column 3: %f calls %c, which is already being called: a call cycle");
+}
+
+TEST(HloParser, DeeplyNestedTupleShapeIsAnErrorNotACrash) {
+  const std::string deep = "HloModule t\nENTRY %e {\n  ROOT %a = " + std::string(100000, '(') + "f32[]" +
+                           std::string(100000, ')') + " parameter(0)\n}\n";
+  EXPECT_EQ(error_of(deep).rfind("bad.hlo: line 3, column 77: expected tuple shapes nested at most 64 deep", 0), 0u)
+      << error_of(deep).substr(0, 200);
+}
+
 TEST(HloParser, ParsesOneProfileLineWithItsOperandShapes) {
   const Module m = parse_instruction_line(
       "%reduce.1 = f32[]{:T(256)} reduce(f32[32,76]{1,0:T(8,128)} %x, f32[]{:T(256)} %y), dimensions={0,1}, "

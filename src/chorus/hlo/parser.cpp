@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
@@ -84,10 +85,53 @@ class Parser {
     if (m.entry < 0)
       throw Error(file_, "ENTRY", "no ENTRY computation in the module");
     resolve_calls(m);
+    reject_call_cycles(m);
     return m;
   }
 
  private:
+  // HLO's call graph is acyclic; a cycle (a fusion calling itself) would make every cost recursion loop forever.
+  void reject_call_cycles(const Module& m) const {
+    enum class Mark : uint8_t { kNew, kOpen, kDone };
+    std::vector<Mark> mark(m.computations.size(), Mark::kNew);
+    // Iterative depth-first search: (computation, next instruction, next callee) frames.
+    struct Frame {
+      size_t comp;
+      size_t instr;
+      size_t callee;
+    };
+    for (size_t root = 0; root < m.computations.size(); ++root) {
+      if (mark[root] != Mark::kNew)
+        continue;
+      std::vector<Frame> stack{{root, 0, 0}};
+      mark[root] = Mark::kOpen;
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        const Computation& c = m.computations[f.comp];
+        if (f.instr >= c.instructions.size()) {
+          mark[f.comp] = Mark::kDone;
+          stack.pop_back();
+          continue;
+        }
+        const Instruction& in = c.instructions[f.instr];
+        if (f.callee >= in.called.size()) {
+          ++f.instr;
+          f.callee = 0;
+          continue;
+        }
+        const auto next = static_cast<size_t>(in.called[f.callee++]);
+        if (mark[next] == Mark::kOpen)
+          throw Error(file_, fmt::format("line {}, column {}", in.line, in.column),
+                      fmt::format("%{} calls %{}, which is already being called: a call cycle", in.name,
+                                  m.computations[next].name));
+        if (mark[next] == Mark::kNew) {
+          mark[next] = Mark::kOpen;
+          stack.push_back({next, 0, 0});
+        }
+      }
+    }
+  }
+
   std::pair<int, int> position(size_t offset) const {
     const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
     const size_t line = static_cast<size_t>(it - line_starts_.begin());
@@ -237,6 +281,8 @@ class Parser {
   Shape shape() {
     Shape sh;
     if (at('(')) {
+      if (++tuple_depth_ > kMaxTupleDepth)
+        fail(fmt::format("tuple shapes nested at most {} deep", kMaxTupleDepth));
       sh.is_tuple = true;
       ++p_;
       for (skip_ws(); !at(')'); skip_ws()) {
@@ -248,6 +294,7 @@ class Parser {
           fail("',' or ')' in a tuple shape");
       }
       ++p_;
+      --tuple_depth_;
       return sh;
     }
     const size_t start = p_;
@@ -517,7 +564,9 @@ class Parser {
   const std::string& file_;
   std::vector<size_t> line_starts_;
   std::unordered_set<std::string> warned_;
-  std::vector<Shape> operand_shapes_;  // as printed with the operands of the instruction being read
+  std::vector<Shape> operand_shapes_;        // as printed with the operands of the instruction being read
+  static constexpr int kMaxTupleDepth = 64;  // bounds the recursion on hostile input
+  int tuple_depth_ = 0;
   bool standalone_ = false;
 };
 
@@ -658,6 +707,9 @@ Module parse_instruction_line(std::string_view line, const std::string& display_
 }
 
 Module read_module(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(path, "", "is a directory; expected an HLO text file");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(path, "", "cannot open for reading");
