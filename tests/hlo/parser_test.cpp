@@ -145,6 +145,12 @@ TEST(HloParser, ShapeThatDoesNotParseIsAnError) {
             "bad.hlo: line 3, column 19: expected a dimension size, found 'x] parameter(0)'");
 }
 
+TEST(HloParser, ShapeTooLargeForSixtyFourBitSizesIsAnError) {
+  // 2^30 x 2^30 f32 elements are 2^62 bytes, past the 2^50-byte limit that keeps every size sum in int64.
+  EXPECT_EQ(error_of("HloModule t\nENTRY %e {\n  ROOT %a = f32[1073741824,1073741824] parameter(0)\n}\n"),
+            "bad.hlo: line 3, column 13: expected a shape of at most 2^50 bytes, found 'f32[1073741824,10737'");
+}
+
 TEST(HloParser, MissingEntryAndMissingHeaderAreErrors) {
   EXPECT_EQ(error_of("HloModule t\n%c {\n  ROOT %a = f32[4] parameter(0)\n}\n"),
             "bad.hlo: ENTRY: no ENTRY computation in the module");

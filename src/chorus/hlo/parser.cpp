@@ -323,6 +323,12 @@ class Parser {
       else if (!at(']'))
         fail("',' or ']' in the dimensions of a shape");
     }
+    int64_t bytes = element_size(sh.element_type);
+    for (const int64_t d : sh.dims)
+      if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > (int64_t{1} << 50)) {
+        p_ = start;
+        fail("a shape of at most 2^50 bytes");
+      }
     ++p_;
     if (at('{'))
       skip_balanced();  // the layout, e.g. {1,0:T(8,128)(2,1)S(5)}
