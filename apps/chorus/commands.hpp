@@ -14,5 +14,6 @@ void register_sim_command(CLI::App& app);
 void register_generate_command(CLI::App& app);
 void register_convert_command(CLI::App& app);
 void register_synth_command(CLI::App& app);
+void register_hlo_command(CLI::App& app);
 
 }  // namespace chorus::cli

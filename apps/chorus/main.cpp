@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   chorus::cli::register_generate_command(app);
   chorus::cli::register_convert_command(app);
   chorus::cli::register_synth_command(app);
+  chorus::cli::register_hlo_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

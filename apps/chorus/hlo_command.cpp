@@ -1,0 +1,165 @@
+// `chorus hlo`: XLA HLO modules, costed per instruction on a system.
+//
+//   chorus hlo analyze MODULE.hlo.txt --system tpuv3 [--npus 64] [--iterations N] [--json | --csv ops.csv]
+//   chorus hlo convert MODULE.hlo.txt --system tpuv3 --npus 64 --out traces/dlrm [--iterations N]
+//   chorus hlo validate PROFILE.csv [--system tpuv3] [--json]   (XLA TPU op profile: FLOPs and times vs measured)
+// --system takes a preset name (tpuv3, tpuv4, a100, h100) or a JSON system file; see docs/hlo.md.
+#include <algorithm>
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "chorus/core/error.hpp"
+#include "chorus/hlo/analysis.hpp"
+#include "chorus/hlo/chakra_export.hpp"
+#include "chorus/hlo/parser.hpp"
+#include "chorus/hlo/report.hpp"
+#include "chorus/hlo/validation.hpp"
+#include "commands.hpp"
+
+namespace chorus::cli {
+namespace {
+
+struct AnalyzeOptions {
+  std::string module;
+  std::string system = "tpuv3";
+  int npus = 0;
+  int iterations = 1;
+  bool json = false;
+  std::string csv;
+};
+
+void run_analyze(const AnalyzeOptions& o) {
+  if (o.npus < 0)
+    throw Error("--npus", "", fmt::format("is {}; must be >= 0", o.npus));
+  if (o.iterations < 1)
+    throw Error("--iterations", "", fmt::format("is {}; must be >= 1", o.iterations));
+  const hlo::System system = hlo::load_system(o.system);
+  const hlo::Module module = hlo::read_module(o.module);
+  for (const std::string& w : module.warnings)
+    fmt::print(stderr, "warning: {}\n", w);
+  const hlo::Analysis a = hlo::analyze(module, system, {.npus = o.npus, .iterations = o.iterations});
+  if (!o.csv.empty()) {
+    std::ofstream out(o.csv);
+    if (!out)
+      throw Error(o.csv, "", "cannot open for writing");
+    out << hlo::analysis_csv(module, a);
+  }
+  if (o.json)
+    fmt::print("{}\n", hlo::analysis_to_json(module, system, a).dump(1));
+  else if (o.csv.empty())
+    fmt::print("{}", hlo::analysis_table(module, system, a));
+}
+
+struct ConvertOptions {
+  std::string module;
+  std::string system = "tpuv3";
+  int npus = 0;
+  int iterations = 1;
+  std::string out;
+  bool gzip = false;
+};
+
+void run_convert(const ConvertOptions& o) {
+  if (o.npus < 1)
+    throw Error("--npus", "", fmt::format("is {}; must be >= 1", o.npus));
+  if (o.iterations < 0)
+    throw Error("--iterations", "", fmt::format("is {}; must be >= 0", o.iterations));
+  const hlo::System system = hlo::load_system(o.system);
+  const hlo::Module module = hlo::read_module(o.module);
+  for (const std::string& w : module.warnings)
+    fmt::print(stderr, "warning: {}\n", w);
+  const hlo::Analysis a = hlo::analyze(module, system, {.npus = o.npus, .iterations = std::max(1, o.iterations)});
+  const std::string prefix =
+      hlo::write_chakra_traces(module, a, o.out, {.npus = o.npus, .iterations = o.iterations, .gzip = o.gzip});
+  fmt::print("wrote {}.<0..{}>.et and {}/comm_groups.json\n", prefix, o.npus - 1, o.out);
+}
+
+struct ValidateOptions {
+  std::string profile;
+  std::string system = "tpuv3";
+  bool json = false;
+};
+
+void run_validate(const ValidateOptions& o) {
+  const hlo::System system = hlo::load_system(o.system);
+  const hlo::ProfileValidation v = hlo::validate_profile(hlo::read_op_profile(o.profile), system, o.profile);
+  if (o.json) {
+    nlohmann::json j = {{"profile", o.profile},
+                        {"system", system.name},
+                        {"ops", v.ops},
+                        {"fusions_not_rebuilt", v.fusions},
+                        {"unparsed", v.unparsed},
+                        {"collectives", v.collectives},
+                        {"flop_checked", v.flop_checked},
+                        {"flop_within_2pct", v.flop_within_2pct},
+                        {"flop_nonzero", v.flop_nonzero},
+                        {"flop_nonzero_within_2pct", v.flop_nonzero_within_2pct},
+                        {"rows", nlohmann::json::array()}};
+    for (const hlo::ValidationRow& r : v.rows)
+      j["rows"].push_back({{"row", r.row},
+                           {"name", r.name},
+                           {"opcode", r.opcode},
+                           {"category", r.category},
+                           {"measured_flops", r.measured_flops},
+                           {"predicted_flops", r.predicted_flops},
+                           {"measured_time_ns", r.measured_time_s * 1e9},
+                           {"predicted_time_ns", r.predicted_time_s * 1e9},
+                           {"measured_bound", r.measured_bound},
+                           {"predicted_bound", r.predicted_bound}});
+    fmt::print("{}\n", j.dump(1));
+    return;
+  }
+  fmt::print("{}: {} ops; {} fusions not rebuilt (bodies absent), {} lines not whole instructions\n", o.profile, v.ops,
+             v.fusions, v.unparsed);
+  fmt::print("{:<32} {:<22} {:>14} {:>14} {:>12} {:>12} {:<8} {:<8}\n", "op", "category", "FLOPs meas.", "FLOPs pred.",
+             "time meas.us", "time pred.us", "bound m.", "bound p.");
+  for (const hlo::ValidationRow& r : v.rows)
+    fmt::print("{:<32} {:<22} {:>14.0f} {:>14.0f} {:>12.3f} {:>12.3f} {:<8} {:<8}\n", r.name, r.category,
+               r.measured_flops, r.predicted_flops, r.measured_time_s * 1e6, r.predicted_time_s * 1e6, r.measured_bound,
+               r.predicted_bound);
+  fmt::print("FLOPs within 2%: {} of {} rebuilt non-collective ops ({} of {} with nonzero FLOPs); {} collectives\n",
+             v.flop_within_2pct, v.flop_checked, v.flop_nonzero_within_2pct, v.flop_nonzero, v.collectives);
+}
+
+}  // namespace
+
+void register_hlo_command(CLI::App& app) {
+  auto* hlo = app.add_subcommand("hlo", "XLA HLO modules: parse and cost compiled programs");
+  hlo->require_subcommand(1);
+
+  auto opts = std::make_shared<AnalyzeOptions>();
+  auto* analyze = hlo->add_subcommand("analyze", "per-instruction FLOPs, bytes, bound and time; critical paths");
+  analyze->add_option("module", opts->module, "HLO text file (as XLA prints it)")->required();
+  analyze->add_option("--system", opts->system, "preset (tpuv3, tpuv4, a100, h100) or system JSON")
+      ->capture_default_str();
+  analyze->add_option("--npus", opts->npus, "replicas (replica_groups={} means all; ids are checked against it)");
+  analyze->add_option("--iterations", opts->iterations, "trips of while loops whose count is not stated")
+      ->capture_default_str();
+  analyze->add_flag("--json", opts->json, "print one JSON object (instructions, computations, collectives)");
+  analyze->add_option("--csv", opts->csv, "write the per-instruction rows to this CSV file");
+  analyze->callback([opts] { run_analyze(*opts); });
+
+  auto copts = std::make_shared<ConvertOptions>();
+  auto* convert = hlo->add_subcommand("convert", "write Chakra traces, one per replica, for chorus sim");
+  convert->add_option("module", copts->module, "HLO text file")->required();
+  convert->add_option("--system", copts->system, "preset or system JSON")->capture_default_str();
+  convert->add_option("--npus", copts->npus, "replicas (one trace each)")->required();
+  convert->add_option("--out", copts->out, "output directory (hlo.<rank>.et, comm_groups.json)")->required();
+  convert->add_option("--iterations", copts->iterations, "while-loop unrolling (0: one summary node per loop)")
+      ->capture_default_str();
+  convert->add_flag("--gzip", copts->gzip, "gzip the trace files");
+  convert->callback([copts] { run_convert(*copts); });
+
+  auto vopts = std::make_shared<ValidateOptions>();
+  auto* validate = hlo->add_subcommand("validate", "compare FLOPs and times with an XLA TPU op profile (CSV export)");
+  validate->add_option("profile", vopts->profile, "op profile CSV (columns: HLO op, Avg. self time (us), ...)")
+      ->required();
+  validate->add_option("--system", vopts->system, "preset or system JSON")->capture_default_str();
+  validate->add_flag("--json", vopts->json, "print the comparison as JSON");
+  validate->callback([vopts] { run_validate(*vopts); });
+}
+
+}  // namespace chorus::cli

@@ -1,0 +1,334 @@
+// The HLO timing model (analysis.hpp): roofline per op, ring-step collectives, critical paths over operand edges.
+#include "chorus/hlo/analysis.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "chorus/core/error.hpp"
+#include "chorus/hlo/cost.hpp"
+
+namespace chorus::hlo {
+namespace {
+
+std::vector<int64_t> numbers(std::string_view text) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] >= '0' && text[i] <= '9') {
+      int64_t v = 0;
+      const auto r = std::from_chars(text.data() + i, text.data() + text.size(), v);
+      out.push_back(v);
+      i = static_cast<size_t>(r.ptr - text.data());
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+// What a computation holds, recursively through fusions, for naming a fusion's category like XLA's profiler.
+struct Contents {
+  bool matrix = false;
+  bool scatter = false;
+  bool gather = false;
+  std::string matrix_type;  // element type of the first convolution/dot's lhs
+};
+
+class Analyzer {
+ public:
+  Analyzer(const Module& m, const System& s, const AnalysisOptions& o)
+      : m_(m),
+        s_(s),
+        o_(o),
+        costs_(m),
+        contents_(m.computations.size()),
+        contents_done_(m.computations.size()),
+        path_(m.computations.size(), -1.0),
+        serial_(m.computations.size(), 0.0) {}
+
+  Analysis run() {
+    Analysis a;
+    std::vector<std::string> roles(m_.computations.size(), "called");
+    for (const Computation& c : m_.computations)
+      for (const Instruction& in : c.instructions) {
+        if (in.opcode == "while" && in.called.size() == 2) {
+          roles[static_cast<size_t>(in.called[0])] = "while condition";
+          roles[static_cast<size_t>(in.called[1])] = "while body";
+        } else if (!in.called.empty() && in.attribute("to_apply").size() > 0) {
+          roles[static_cast<size_t>(in.called[0])] = "reducer";
+        }
+      }
+    if (m_.entry >= 0)
+      roles[static_cast<size_t>(m_.entry)] = "entry";
+    for (size_t k = 0; k < m_.computations.size(); ++k) {
+      const Computation& c = m_.computations[k];
+      if (c.is_fused)
+        continue;
+      critical_path(static_cast<int>(k));
+      ComputationReport cr;
+      cr.index = static_cast<int>(k);
+      cr.role = roles[k];
+      cr.critical_path_s = path_[k];
+      cr.serial_s = serial_[k];
+      std::map<std::string, CategoryTotal> totals;
+      for (size_t i = 0; i < c.instructions.size(); ++i) {
+        const InstructionReport& r = reports_.at(key(static_cast<int>(k), static_cast<int>(i)));
+        a.instructions.push_back(r);
+        CategoryTotal& t = totals[r.category];
+        t.category = r.category;
+        ++t.count;
+        t.flops += r.flops;
+        t.bytes += r.bytes;
+        t.time_s += r.time_s;
+        if (r.group_size > 0)
+          add_collective(a, c.instructions[i], r);
+      }
+      for (auto& [name, t] : totals)
+        cr.categories.push_back(t);
+      std::sort(cr.categories.begin(), cr.categories.end(),
+                [](const CategoryTotal& x, const CategoryTotal& y) { return x.time_s > y.time_s; });
+      a.computations.push_back(std::move(cr));
+    }
+    return a;
+  }
+
+ private:
+  static int64_t key(int c, int i) { return (static_cast<int64_t>(c) << 32) | static_cast<uint32_t>(i); }
+
+  void add_collective(Analysis& a, const Instruction& in, const InstructionReport& r) const {
+    std::string groups(in.attribute("replica_groups"));
+    if (groups.empty())
+      groups = in.attribute("source_target_pairs").empty() ? "{}" : std::string(in.attribute("source_target_pairs"));
+    for (CollectiveGroup& g : a.collectives)
+      if (g.replica_groups == groups) {
+        ++g.count;
+        g.bytes += r.bytes / 2;
+        return;
+      }
+    a.collectives.push_back({groups, r.group_size, 1, r.bytes / 2});
+  }
+
+  const Contents& contents(int k) {
+    const auto ku = static_cast<size_t>(k);
+    if (contents_done_[ku])
+      return contents_[ku];
+    contents_done_[ku] = true;
+    Contents ct;
+    const Computation& c = m_.computations[ku];
+    for (const Instruction& in : c.instructions) {
+      if ((in.opcode == "convolution" || in.opcode == "dot") && !ct.matrix) {
+        ct.matrix = true;
+        ct.matrix_type =
+            in.operands.empty() ? "" : c.instructions[static_cast<size_t>(in.operands[0])].shape.element_type;
+      }
+      ct.scatter |= in.opcode == "scatter";
+      ct.gather |= in.opcode == "gather";
+      if (in.opcode == "fusion")
+        for (const int callee : in.called) {
+          const Contents& inner = contents(callee);
+          if (inner.matrix && !ct.matrix) {
+            ct.matrix = true;
+            ct.matrix_type = inner.matrix_type;
+          }
+          ct.scatter |= inner.scatter;
+          ct.gather |= inner.gather;
+        }
+    }
+    contents_[ku] = ct;
+    return contents_[ku];
+  }
+
+  std::string category(const Instruction& in) {
+    const std::string& op = in.opcode;
+    if (op == "fusion") {
+      const std::string_view kind = in.attribute("kind");
+      const Contents ct = in.called.empty() ? Contents{} : contents(in.called[0]);
+      if (ct.matrix)
+        return "convolution fusion";
+      if (kind == "kCustom")
+        return "custom fusion";
+      if (ct.scatter)
+        return "scatter fusion";
+      if (ct.gather)
+        return "gather fusion";
+      if (kind == "kOutput")
+        return "output fusion";
+      if (kind == "kInput")
+        return "input fusion";
+      return "loop fusion";
+    }
+    if (op == "reshape" || op == "transpose" || op == "copy" || op == "bitcast" || op == "copy-start")
+      return "data formatting";
+    if (is_elementwise(op))
+      return "non-fusion elementwise";
+    if (op.ends_with("-start") || op.ends_with("-done"))
+      return op.substr(0, op.rfind('-'));
+    return op;
+  }
+
+  int trip_count(const Instruction& in) const {
+    const std::string_view config = in.attribute("backend_config");
+    const size_t pos = config.find("known_trip_count");
+    if (pos != std::string_view::npos) {
+      const auto n = numbers(config.substr(pos, 40));
+      if (!n.empty() && n[0] > 0)
+        return static_cast<int>(n[0]);
+    }
+    return o_.iterations;
+  }
+
+  // Ring-step time of a collective over the system's network bandwidth; `bytes` is this device's operand data.
+  double collective_time(const std::string& op, double bytes, int n) const {
+    if (n <= 1 || s_.network_bandwidth <= 0)
+      return 0;
+    const double bw = s_.network_bandwidth * s_.efficiency_of("network");
+    const double steps = n - 1;
+    const double lat = s_.network_latency;
+    if (op.starts_with("all-reduce"))
+      return 2 * steps / n * bytes / bw + 2 * steps * lat;
+    if (op.starts_with("all-gather"))
+      return steps * bytes / bw + steps * lat;
+    if (op == "reduce-scatter" || op == "all-to-all")
+      return steps / n * bytes / bw + steps * lat;
+    return bytes / bw + lat;  // collective-permute, send, recv, collective-broadcast
+  }
+
+  InstructionReport time(int k, const Instruction& in) {
+    const Computation& c = m_.computations[static_cast<size_t>(k)];
+    InstructionReport r;
+    const OpCost oc = costs_.cost(c, in);
+    r.flops = oc.flops;
+    r.transcendentals = oc.transcendentals;
+    r.bytes = oc.bytes;
+    r.category = category(in);
+    const std::string& op = in.opcode;
+    if (op == "while") {
+      if (in.called.size() == 2)
+        r.time_s = (critical_path(in.called[0]) + critical_path(in.called[1])) * trip_count(in);
+      return r;
+    }
+    if (op == "call" || op == "async-start") {
+      for (const int callee : in.called)
+        r.time_s += critical_path(callee);
+      return r;
+    }
+    if (op == "conditional") {
+      for (const int callee : in.called)
+        r.time_s = std::max(r.time_s, critical_path(callee));
+      return r;
+    }
+    const double memory_t = oc.bytes / (s_.memory_bandwidth * s_.efficiency_of("memory"));
+    if (is_collective(op)) {
+      r.group_size = replica_group_size(m_, in, o_.npus);
+      double operand_bytes = 0;
+      for (const int i : in.operands)
+        operand_bytes += static_cast<double>(c.instructions[static_cast<size_t>(i)].shape.bytes());
+      const double network_t = collective_time(op, operand_bytes, r.group_size);
+      r.time_s = std::max(network_t, memory_t);
+      r.bound = network_t >= memory_t ? "network" : "memory";
+      return r;
+    }
+    bool matrix = op == "convolution" || op == "dot";
+    std::string type =
+        matrix && !in.operands.empty() ? c.instructions[static_cast<size_t>(in.operands[0])].shape.element_type : "";
+    if (op == "fusion" && !in.called.empty() && contents(in.called[0]).matrix) {
+      matrix = true;
+      type = contents(in.called[0]).matrix_type;
+    }
+    const double peak =
+        matrix ? s_.matrix_peak(type) * s_.efficiency_of("matrix") : s_.vector_flops * s_.efficiency_of("vector");
+    const double compute_t = peak > 0 ? (oc.flops + oc.transcendentals) / peak : 0;
+    r.time_s = std::max(compute_t, memory_t);
+    if (r.time_s > 0)
+      r.bound = compute_t >= memory_t ? "compute" : "memory";
+    return r;
+  }
+
+  double critical_path(int k) {
+    const auto ku = static_cast<size_t>(k);
+    if (path_[ku] >= 0)
+      return path_[ku];
+    path_[ku] = 0;  // guards against a call cycle, which valid HLO does not have
+    const Computation& c = m_.computations[ku];
+    std::vector<double> finish(c.instructions.size(), 0.0);
+    double longest = 0;
+    double serial = 0;
+    for (size_t i = 0; i < c.instructions.size(); ++i) {
+      const Instruction& in = c.instructions[i];
+      InstructionReport r = time(k, in);
+      r.computation = k;
+      r.index = static_cast<int>(i);
+      double start = 0;
+      for (const int op : in.operands)
+        if (static_cast<size_t>(op) < i)
+          start = std::max(start, finish[static_cast<size_t>(op)]);
+      finish[i] = start + r.time_s;
+      longest = std::max(longest, finish[i]);
+      serial += r.time_s;
+      if (!c.is_fused)
+        reports_[key(k, static_cast<int>(i))] = std::move(r);
+    }
+    path_[ku] = longest;
+    serial_[ku] = serial;
+    return longest;
+  }
+
+  const Module& m_;
+  const System& s_;
+  const AnalysisOptions& o_;
+  CostModel costs_;
+  std::vector<Contents> contents_;
+  std::vector<bool> contents_done_;
+  std::vector<double> path_;
+  std::vector<double> serial_;
+  std::unordered_map<int64_t, InstructionReport> reports_;
+};
+
+}  // namespace
+
+int replica_group_size(const Module& module, const Instruction& in, int npus) {
+  const std::string where = fmt::format("line {}, column {}", in.line, in.column);
+  if (in.opcode.starts_with("collective-permute") || in.opcode == "send" || in.opcode == "recv") {
+    for (const int64_t id : numbers(in.attribute("source_target_pairs")))
+      if (npus > 0 && id >= npus)
+        throw Error(
+            module.source, where,
+            fmt::format("source_target_pairs of %{} names device {}; expected ids below --npus {}", in.name, id, npus));
+    return 2;
+  }
+  const std::string_view groups = in.attribute("replica_groups");
+  if (groups.empty() || groups == "{}")
+    return std::max(npus, 1);
+  if (groups.front() == '[') {  // iota form [G,S]<=[N]: G groups of S devices
+    const auto n = numbers(groups);
+    if (n.size() < 3)
+      throw Error(module.source, where,
+                  fmt::format("replica_groups={} of %{}: expected [groups,size]<=[devices]", groups, in.name));
+    if (npus > 0 && n[0] * n[1] > npus)
+      throw Error(module.source, where,
+                  fmt::format("replica_groups={} of %{} needs {} devices; expected at most --npus {}", groups, in.name,
+                              n[0] * n[1], npus));
+    return static_cast<int>(n[1]);
+  }
+  // Explicit groups {{0,1,2,3},{4,5,6,7}}: the size of the first, every id below npus.
+  const size_t first_end = groups.find('}');
+  const auto first = numbers(groups.substr(0, first_end));
+  for (const int64_t id : numbers(groups))
+    if (npus > 0 && id >= npus)
+      throw Error(
+          module.source, where,
+          fmt::format("replica_groups of %{} names device {}; expected ids below --npus {}", in.name, id, npus));
+  if (first.empty())
+    throw Error(module.source, where,
+                fmt::format("replica_groups={} of %{}: expected groups of device ids", groups, in.name));
+  return static_cast<int>(first.size());
+}
+
+Analysis analyze(const Module& module, const System& system, const AnalysisOptions& options) {
+  return Analyzer(module, system, options).run();
+}
+
+}  // namespace chorus::hlo
