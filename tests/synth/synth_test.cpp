@@ -114,7 +114,11 @@ TEST(Synth, TenantSubsetAndFailedLinks) {
     if (!r.schedule.is_transfer(op))
       continue;
     EXPECT_LT(r.schedule.src(op).value, 8u);  // other tenants' links stay free
-    const auto [a, b] = std::minmax(r.schedule.src(op).value, r.schedule.dst(op).value);
+    // By value: std::minmax of two temporaries returns references to them, dangling after this line.
+    const uint32_t src = r.schedule.src(op).value;
+    const uint32_t dst = r.schedule.dst(op).value;
+    const uint32_t a = std::min(src, dst);
+    const uint32_t b = std::max(src, dst);
     EXPECT_FALSE(a == 0 && b == 1) << "a failed link was used";
   }
 }
