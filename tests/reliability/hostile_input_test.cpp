@@ -354,5 +354,25 @@ TEST_F(HostileInput, DeepYamlNesting) {
                      {"flow.yml", "nesting"});
 }
 
+// Block nesting (one more indented key per line) is stopped by yaml-cpp's own depth guard, as an input error.
+TEST_F(HostileInput, DeepYamlBlockNesting) {
+  std::string text = "topology:\n";
+  for (int depth = 1; depth < 3000; ++depth)
+    text += std::string(static_cast<size_t>(depth), ' ') + "a:\n";
+  const std::string block = write("block.yml", text);
+  expect_input_error(run({"collective", "--network", block, "--collective", "all_reduce", "--size", "1MiB"}),
+                     {"block.yml", "line"});
+}
+
+// A system JSON count past 2^63 is reported as written, not wrapped to a negative number.
+TEST_F(HostileInput, SystemCountPastInt64) {
+  const std::string sys = write("sys.json",
+                                "{\"scheduling-policy\": \"LIFO\", \"collective-optimization\": \"baseline\", "
+                                "\"preferred-dataset-splits\": 18446744073709551615}");
+  expect_input_error(
+      run({"collective", "--network", kRing8, "--system", sys, "--collective", "all_reduce", "--size", "1MiB"}),
+      {"sys.json", "preferred-dataset-splits", "18446744073709551615"});
+}
+
 }  // namespace
 }  // namespace chorus

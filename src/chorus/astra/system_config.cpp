@@ -89,6 +89,9 @@ class Reader {
     const json& v = get(key);
     if (!v.is_number_integer())
       throw Error(path_, key, fmt::format("expected an integer, got {}", v.dump()));
+    // An unsigned value past 2^63 would wrap in get<int64_t>(); any value past kMaxCount is refused as written.
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(kMaxCount))
+      throw Error(path_, key, fmt::format("is {}; must be between {} and {}", v.dump(), low, kMaxCount));
     const int64_t x = v.get<int64_t>();
     if (x < low || x > kMaxCount)
       throw Error(path_, key, fmt::format("is {}; must be between {} and {}", x, low, kMaxCount));
