@@ -347,6 +347,26 @@ TEST_F(HostileInput, R30RooflineTimeOverflow) {
   expect_input_error(run(args), {"t.0.et", "node 3: num_ops", "106 days"});
 }
 
+// Ten chained COMP nodes of 10^12 us each are accepted one by one, but their sum (10^19 ps) passes the range of
+// Time: the run stops with an error instead of a saturated finish time.
+TEST_F(HostileInput, R30SumOfDurationsPastTimeRange) {
+  for (int rank = 0; rank < 2; ++rank) {
+    chakra::ChakraTrace trace;
+    for (uint64_t id = 0; id < 10; ++id) {
+      chakra::TraceNode& n = trace.nodes.emplace_back();
+      n.id = id;
+      n.name = "long";
+      n.type = chakra::NodeType::Comp;
+      n.duration_micros = 1'000'000'000'000;
+      if (id > 0)
+        n.data_deps = {id - 1};
+    }
+    chakra::write_chakra_trace((dir_ / fmt::format("t.{}.et", rank)).string(), trace, false);
+  }
+  // 9 nodes reach 9e18 ps (inside the 9.22e18 range); the 10th would end at 1e19.
+  expect_input_error(run(sim_args((dir_ / "t").string())), {"t.0.et", "node 9", "106-day"});
+}
+
 // Deep YAML flow nesting is refused by the same pre-scan as JSON; deep block nesting by yaml-cpp's own guard.
 TEST_F(HostileInput, DeepYamlNesting) {
   const std::string flow = write("flow.yml", "topology: " + deep_json(100000) + "\n");

@@ -254,7 +254,16 @@ class Runtime {
     }
   }
 
-  void schedule(uint32_t npu, uint32_t node, Time at) { events_.push(Event{at, seq_++, npu, node}); }
+  void schedule(uint32_t npu, uint32_t node, Time at) {
+    // Time additions saturate at Time::max(); a run that reaches it would report a clamped, plausible-looking
+    // finish time, so it is an input error naming the node that got there.
+    if (at >= Time::max()) {
+      const WorkloadNode& n = workload_.npus[npu].nodes[node];
+      throw Error(workload_.npus[npu].file, fmt::format("node {}", n.id),
+                  "finishes past the 106-day range of simulated time (durations or sizes too large)");
+    }
+    events_.push(Event{at, seq_++, npu, node});
+  }
 
   void issue(uint32_t npu, uint32_t node) {
     Executor& ex = executors_[npu];
