@@ -14,6 +14,7 @@
 #include "chorus/collective/collective.hpp"
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "commands.hpp"
 #include "topology_options.hpp"
@@ -92,9 +93,10 @@ void run_bound(const BoundCommandOptions& o) {
   BoundOptions options;
   options.method = parse_sinks(o.sinks);
   options.root = NodeId{o.root};
-  const Topology topology = make_topology(o.topology);
+  const Topology topology = make_topology(o.topology, limits::kMaxBoundNpus, "kMaxBoundNpus");
   // The All-Reduce information bound costs 2(N-1) max-flows; by default it is skipped on large topologies.
-  options.information_bound = o.information_bound == "on" || (o.information_bound == "auto" && topology.npu_count() <= 1024);
+  options.information_bound =
+      o.information_bound == "on" || (o.information_bound == "auto" && topology.npu_count() <= 1024);
   if (o.information_bound != "on" && o.information_bound != "off" && o.information_bound != "auto") {
     throw Error("", "--information-bound", fmt::format("is '{}'; expected auto, on or off", o.information_bound));
   }

@@ -3,12 +3,46 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string>
+#include <string_view>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "chorus/core/assert.hpp"
 #include "chorus/core/error.hpp"
 #include "commands.hpp"
+
+namespace {
+
+// An error is one line: control characters from inputs (a newline inside a JSON string, a terminal escape) are
+// written as escapes, so that no file can split the line or drive the terminal.
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+int report(std::string_view message, int status) {
+  std::cerr << "error: " << one_line(message) << "\n";
+  return status;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"chorus: simulate, bound and design collective communication for distributed ML platforms"};
@@ -28,20 +62,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0)
       return app.exit(e);  // --help, --version
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
+    return report(e.what(), 2);
   } catch (const chorus::Error& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
+    return report(e.what(), 2);
   } catch (const chorus::InternalError& e) {
-    std::cerr << "error: " << e.what() << " (please report this bug)\n";
-    return 3;
+    return report(std::string(e.what()) + " (please report this bug)", 3);
   } catch (const std::bad_alloc&) {
-    std::cerr << "error: out of memory\n";
-    return 3;
+    return report("out of memory", 3);
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
+    return report(e.what(), 2);
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "chorus/core/checked.hpp"
 #include "chorus/core/error.hpp"
 
 namespace chorus::cli {
@@ -14,11 +15,11 @@ namespace chorus::cli {
 namespace {
 
 uint32_t parse_id(const std::string& text, const std::string& flag) {
-  uint32_t value = 0;
+  uint64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty())
     throw Error("", flag, fmt::format("'{}' is not a node id", text));
-  return value;
+  return checked_npu_id(value, "", flag);  // below 2^24, so that a range "a-b" can loop up to b inclusive
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {

@@ -34,7 +34,7 @@ std::vector<T> parse_list(const std::string& text, const std::string& flag, Pars
 
 }  // namespace
 
-Topology make_topology(const TopologyOptions& options) {
+Topology make_topology(const TopologyOptions& options, uint64_t max_npus, const std::string& max_npus_name) {
   if (options.network.empty() == options.topology.empty()) {
     throw Error("", "--network/--topology", "give exactly one of --network FILE.yml and --topology SPEC|FILE");
   }
@@ -43,6 +43,8 @@ Topology make_topology(const TopologyOptions& options) {
   request.spec = options.topology;
   request.bandwidths = parse_list<Bandwidth>(options.bandwidth, "--bandwidth", parse_bandwidth);
   request.latencies = parse_list<Time>(options.latency, "--latency", parse_time);
+  request.max_npus = max_npus;
+  request.max_npus_name = max_npus_name;
   if (!options.network.empty() && (!request.bandwidths.empty() || !request.latencies.empty())) {
     throw Error("", "--bandwidth/--latency", "not allowed with --network; the network file sets them");
   }

@@ -3,10 +3,12 @@
 //   comma-separated list with one value per dimension).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "chorus/core/limits.hpp"
 #include "chorus/topology/topology.hpp"
 
 namespace chorus::cli {
@@ -19,7 +21,9 @@ struct TopologyOptions {
 };
 
 void add_topology_options(CLI::App& command, TopologyOptions& options);
-// Parses the unit strings and loads the topology; throws chorus::Error naming the flag or file.
-Topology make_topology(const TopologyOptions& options);
+// Parses the unit strings and loads the topology; throws chorus::Error naming the flag or file. A command whose
+// computation cannot handle the general NPU limit passes its own (and the name of its constant).
+Topology make_topology(const TopologyOptions& options, uint64_t max_npus = limits::kMaxNpus,
+                       const std::string& max_npus_name = "kMaxNpus");
 
 }  // namespace chorus::cli

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
@@ -11,6 +10,7 @@
 
 #include "chorus/collective/algorithm_names.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/io/json_file.hpp"
 
 namespace chorus {
 
@@ -89,6 +89,9 @@ class Reader {
     const json& v = get(key);
     if (!v.is_number_integer())
       throw Error(path_, key, fmt::format("expected an integer, got {}", v.dump()));
+    // An unsigned value past 2^63 would wrap in get<int64_t>(); any value past kMaxCount is refused as written.
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(kMaxCount))
+      throw Error(path_, key, fmt::format("is {}; must be between {} and {}", v.dump(), low, kMaxCount));
     const int64_t x = v.get<int64_t>();
     if (x < low || x > kMaxCount)
       throw Error(path_, key, fmt::format("is {}; must be between {} and {}", x, low, kMaxCount));
@@ -100,17 +103,6 @@ class Reader {
   const std::string& path_;
 };
 
-json parse_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw Error(path, "", "cannot open file");
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw Error(path, "", fmt::format("invalid JSON at byte {}", e.byte));
-  }
-}
-
 std::string implementation_key(CollectiveKind kind) {
   std::string key = to_string(kind);
   std::replace(key.begin(), key.end(), '_', '-');
@@ -120,7 +112,7 @@ std::string implementation_key(CollectiveKind kind) {
 }  // namespace
 
 AstraSystemConfig load_astra_system(const std::string& path) {
-  const json doc = parse_file(path);
+  const json doc = load_json_file(path);
   if (!doc.is_object())
     throw Error(path, "", "expected a JSON object at the top level");
   for (const auto& [key, value] : doc.items()) {

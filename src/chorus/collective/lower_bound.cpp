@@ -25,6 +25,7 @@
 #include "chorus/collective/max_flow.hpp"
 #include "chorus/core/assert.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
 
 namespace chorus {
 
@@ -633,6 +634,13 @@ BoundMethod resolve_method(const Topology& topology, BoundMethod requested) {
 }  // namespace
 
 LowerBound lower_bound(const Topology& topology, const Collective& collective, const BoundOptions& options) {
+  // The bound's cut and flow computations grow faster than linearly; past this size they run for minutes.
+  if (topology.npu_count() > limits::kMaxBoundNpus) {
+    throw Error(topology.name(), "npus",
+                fmt::format("{} NPUs; lower bounds are computed for at most {} (kMaxBoundNpus in "
+                            "src/chorus/core/limits.hpp)",
+                            topology.npu_count(), limits::kMaxBoundNpus));
+  }
   validate(topology, collective, options);
   LowerBound result;
   result.collective = collective.kind;

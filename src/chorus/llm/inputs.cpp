@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "chorus/core/checked.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/llm/hardware.hpp"
 #include "chorus/llm/json_fields.hpp"
@@ -148,10 +149,12 @@ int8_t network_index(FieldReader& r, std::string_view key, const System& sys) {
 }
 
 void check_execution(const Execution& e, const std::string& file, const Application& app, const System& sys) {
-  if (e.tensor_par * e.pipeline_par * e.data_par != e.num_procs)
+  const int64_t procs = checked_mul(checked_mul(e.tensor_par, e.pipeline_par, file, "tensor_par x pipeline_par"),
+                                    e.data_par, file, "tensor_par x pipeline_par x data_par");
+  if (procs != e.num_procs)
     throw Error(file, "num_procs",
                 fmt::format("is {}; tensor_par x pipeline_par x data_par = {} x {} x {} = {}", e.num_procs,
-                            e.tensor_par, e.pipeline_par, e.data_par, e.tensor_par * e.pipeline_par * e.data_par));
+                            e.tensor_par, e.pipeline_par, e.data_par, procs));
   require_divides(file, "tensor_par", e.tensor_par, app.attn_heads, "attn_heads");
   require_divides(file, "tensor_par", e.tensor_par, app.hidden, "hidden");
   require_divides(file, "tensor_par", e.tensor_par, app.feedforward, "feedforward");

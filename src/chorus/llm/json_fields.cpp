@@ -2,23 +2,22 @@
 #include "chorus/llm/json_fields.hpp"
 
 #include <cmath>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/io/json_file.hpp"
 
 namespace chorus::llm {
 
+namespace {
+// Every integer of Calculon's inputs (dimensions, heads, parallelism, batch sizes) is at most 2^24: the largest
+// real values are far below it, and products of three of them still fit in 64 bits.
+constexpr int64_t kMaxInteger = int64_t{1} << 24;
+}  // namespace
+
 nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw Error(path, "", "cannot open file");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(path, "", fmt::format("not valid JSON: {}", e.what()));
-  }
+  return load_json_file(path);
 }
 
 FieldReader::FieldReader(const nlohmann::json& object, std::string file, std::string prefix)
@@ -61,6 +60,9 @@ int64_t FieldReader::non_negative_int(std::string_view key) {
   const auto& v = require(key);
   if (!v.is_number_integer())
     throw Error(file_, field(key), fmt::format("is {}; must be an integer", v.dump()));
+  // Unsigned values past 2^63 would wrap in get<int64_t>(); compare before converting.
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(kMaxInteger))
+    throw Error(file_, field(key), fmt::format("is {}; must be at most {}", v.dump(), kMaxInteger));
   int64_t x = v.get<int64_t>();
   if (x < 0)
     throw Error(file_, field(key), fmt::format("is {}; must be >= 0", x));

@@ -6,12 +6,19 @@
 #include <chrono>
 #include <mutex>
 #include <numeric>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
+
 namespace chorus::llm {
 namespace {
+
+// The largest --max-batch: 2^30 sequences, far past any training batch.
+constexpr int64_t kMaxSearchBatch = int64_t{1} << 30;
 
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> out;
@@ -56,7 +63,18 @@ int64_t task_size(const Task& t, int64_t nets, bool has_mem2) {
   return redo * dpo * tpo * wo * ao * oo * tiers * static_cast<int64_t>(t.microbatches.size());
 }
 
+// Past these, products of the enumeration (tp x pp, microbatch x seq_size) would overflow and the divisor loops
+// would run for hours; the CLI names the options (--gpus, --max-batch).
+void check_search_size(int64_t n, int64_t max_batch) {
+  const auto max_procs = static_cast<int64_t>(limits::kMaxNpus);
+  if (n < 1 || n > max_procs)
+    throw Error("--gpus", "", fmt::format("is {}; must be between 1 and {} (kMaxNpus)", n, max_procs));
+  if (max_batch < 1 || max_batch > kMaxSearchBatch)
+    throw Error("--max-batch", "", fmt::format("is {}; must be between 1 and {}", max_batch, kMaxSearchBatch));
+}
+
 std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int64_t n, int64_t max_batch) {
+  check_search_size(n, max_batch);
   std::vector<Task> tasks;
   const auto nets = static_cast<int64_t>(sys.networks.size());
   const bool has_mem2 = sys.mem2.capacity_bytes > 0;
@@ -284,7 +302,11 @@ SearchResult run_search(const IterationModel& model, const SearchSpec& spec) {
     my_total += all[order[i]].size;
   }
 
-  const int threads = std::max(1, spec.threads);
+  if (spec.threads < 1 || static_cast<uint64_t>(spec.threads) > limits::kMaxThreads) {
+    throw Error("--threads", "",
+                fmt::format("is {}; must be between 1 and {} (kMaxThreads)", spec.threads, limits::kMaxThreads));
+  }
+  const int threads = spec.threads;
   std::vector<Worker> workers(static_cast<size_t>(threads));
   std::atomic<size_t> next{0};
   std::atomic<int64_t> done{0};
@@ -298,11 +320,22 @@ SearchResult run_search(const IterationModel& model, const SearchSpec& spec) {
     runner.flush_csv();
   };
   std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i)
-    pool.emplace_back(work, static_cast<size_t>(i));
-  if (spec.progress) {
+  // A thread that cannot start (no memory for its stack, a process limit) leaves its share to the others: they
+  // take tasks from the shared counter, so the search still finishes, only with fewer threads.
+  auto start_worker = [&](size_t id) {
+    try {
+      pool.emplace_back(work, id);
+      return true;
+    } catch (const std::system_error&) {
+      return false;
+    }
+  };
+  for (int i = 1; i < threads; ++i) {
+    if (!start_worker(static_cast<size_t>(i)))
+      break;
+  }
+  if (spec.progress && start_worker(0)) {
     // The calling thread reports progress while the others work, then joins in.
-    pool.emplace_back(work, size_t{0});
     while (done.load() < my_total) {
       spec.progress(my_total > 0 ? static_cast<double>(done.load()) / static_cast<double>(my_total) : 1.0);
       std::this_thread::sleep_for(std::chrono::milliseconds(200));

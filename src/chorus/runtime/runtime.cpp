@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "chorus/core/checked.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/network/message_cost.hpp"
 #include "chorus/runtime/collective_contention.hpp"
@@ -259,7 +260,16 @@ class Runtime {
     }
   }
 
-  void schedule(uint32_t npu, uint32_t node, Time at) { events_.push(Event{at, seq_++, npu, node}); }
+  void schedule(uint32_t npu, uint32_t node, Time at) {
+    // Time additions saturate at Time::max(); a run that reaches it would report a clamped, plausible-looking
+    // finish time, so it is an input error naming the node that got there.
+    if (at >= Time::max()) {
+      const WorkloadNode& n = workload_.npus[npu].nodes[node];
+      throw Error(workload_.npus[npu].file, fmt::format("node {}", n.id),
+                  "finishes past the 106-day range of simulated time (durations or sizes too large)");
+    }
+    events_.push(Event{at, seq_++, npu, node});
+  }
 
   void issue(uint32_t npu, uint32_t node) {
     Executor& ex = executors_[npu];
@@ -269,7 +279,7 @@ class Runtime {
     const WorkloadNode& n = workload_.npus[npu].nodes[node];
     switch (n.type) {
       case NodeType::Comp:
-        schedule(npu, node, now_ + compute_time(n));
+        schedule(npu, node, now_ + compute_time(npu, n));
         return;
       case NodeType::CommColl:
         issue_collective(npu, node);
@@ -290,7 +300,7 @@ class Runtime {
     }
   }
 
-  Time compute_time(const WorkloadNode& n) const {
+  Time compute_time(uint32_t npu, const WorkloadNode& n) const {
     const AstraSystemConfig* sys = options_.system;
     if (sys != nullptr && sys->roofline_enabled && !n.is_cpu_op) {
       const double peak = sys->peak_perf_tflops * 1e12;
@@ -298,7 +308,10 @@ class Runtime {
           n.tensor_size > 0 ? static_cast<double>(n.num_ops) / static_cast<double>(n.tensor_size) : 0;
       const double perf = n.tensor_size > 0 ? std::min(sys->local_mem_bw_gbps * 1e9 * intensity, peak) : peak;
       const double seconds = perf > 0 ? static_cast<double>(n.num_ops) / perf : 0;
-      return std::max(Time::from_seconds(seconds), Time::ns(1));
+      // num_ops far beyond the peak would overflow Time: an input error, not a silently clamped answer.
+      const Time t =
+          checked_time_from_seconds(seconds, workload_.npus[npu].file, fmt::format("node {}: num_ops", n.id));
+      return std::max(t, Time::ns(1));
     }
     // ASTRA-sim replays microseconds and charges at least one tick (1 ns) for a zero-length node.
     return n.duration_micros == 0 ? Time::ns(1) : Time::ns(static_cast<int64_t>(n.duration_micros) * 1000);

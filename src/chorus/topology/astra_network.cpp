@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
 #include "chorus/core/strict_number.hpp"
 #include "chorus/io/text_file.hpp"
 #include "chorus/topology/generators.hpp"
@@ -84,9 +85,9 @@ Time get_latency(const std::string& path, const YAML::Node& node, const std::str
   const double value = get_number(path, node, field);
   if (value < 0)
     throw Error(path, field, fmt::format("is {} ns; must be >= 0", node.Scalar()));
-  // A day of latency is already absurd; the bound keeps the picosecond count far from overflow.
-  if (value > 86400e9)
-    throw Error(path, field, fmt::format("is {} ns; must be at most a day", node.Scalar()));
+  // A second of latency is already absurd; the bound keeps sums of latencies far from overflow.
+  if (value * 1000.0 > static_cast<double>(limits::kMaxLinkLatencyPs))
+    throw Error(path, field, fmt::format("is {} ns; must be at most 1 s (kMaxLinkLatencyPs)", node.Scalar()));
   return Time::ps(std::llround(value * 1000.0));  // exact for fractional ns such as 936.25
 }
 

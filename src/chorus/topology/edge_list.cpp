@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
+#include "chorus/io/text_file.hpp"
 #include "chorus/topology/generators.hpp"
 
 namespace chorus {
@@ -120,8 +122,8 @@ class EdgeListParser {
     const double latency_us = read_number(line, 3);
     if (latency_us < 0)
       fail(line, fmt::format("latency {} us must be >= 0", line.fields[3]));
-    if (latency_us > 86400e6)
-      fail(line, fmt::format("latency {} us is more than a day", line.fields[3]));
+    if (latency_us * 1e6 > static_cast<double>(limits::kMaxLinkLatencyPs))
+      fail(line, fmt::format("latency {} us is more than 1 s (kMaxLinkLatencyPs)", line.fields[3]));
     builder.add_link(NodeId{src}, NodeId{dst}, Bandwidth::gib_per_s(gib_per_s),
                      Time::ps(std::llround(latency_us * 1e6)));
   }
@@ -132,9 +134,7 @@ class EdgeListParser {
 }  // namespace
 
 Topology load_edge_list(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw Error(path, "file", fmt::format("cannot open: {}", std::strerror(errno)));
+  std::istringstream in(read_text_file(path));  // read_text_file rejects a directory with a clear error
   return EdgeListParser(path).parse(in);
 }
 

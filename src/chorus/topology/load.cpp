@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
 #include "chorus/topology/astra_network.hpp"
 #include "chorus/topology/edge_list.hpp"
 #include "chorus/topology/generators.hpp"
@@ -123,15 +124,39 @@ std::vector<LinkParams> link_params(const TopologyRequest& request, size_t dimen
       throw Error("", "--bandwidth", fmt::format("is {}; must be > 0", to_string(bw)));
     if (lat < Time::zero())
       throw Error("", "--latency", fmt::format("is {}; must be >= 0", to_string(lat)));
+    if (lat > Time::ps(limits::kMaxLinkLatencyPs))
+      throw Error("", "--latency", fmt::format("is {}; must be at most 1 s (kMaxLinkLatencyPs)", to_string(lat)));
     links.push_back(LinkParams{bw, lat});
   }
   return links;
 }
 
+// Refuses a topology of more NPUs than the request allows, before it is built (building 2^24 NPUs alone takes
+// most of a minute).
+void check_npu_limit(const TopologyRequest& request, const std::string& name, uint64_t npus) {
+  if (npus > request.max_npus) {
+    throw Error(name, "npus",
+                fmt::format("{} NPUs; this command handles at most {} ({} in src/chorus/core/limits.hpp)", npus,
+                            request.max_npus, request.max_npus_name));
+  }
+}
+
+// The NPU count of a generator spec, from its sizes alone (dgx: nodes x GPUs; hypercube: 2^D).
+uint64_t generated_npus(std::string_view kind, const std::vector<uint32_t>& sizes) {
+  if (kind == "hypercube")
+    return sizes[0] >= 64 ? UINT64_MAX : uint64_t{1} << sizes[0];
+  uint64_t product = 1;
+  for (const uint32_t size : sizes)
+    product = __builtin_mul_overflow(product, uint64_t{size}, &product) ? UINT64_MAX : product;
+  return product;
+}
+
 Topology generate(const TopologyRequest& request, std::string_view kind, std::string_view args) {
   const std::string_view spec = request.spec;
+  const std::string name(spec);
   if (kind == "dgx") {
     const std::vector<uint32_t> s = parse_sizes(spec, args, 2);
+    check_npu_limit(request, name, generated_npus(kind, s));
     const std::vector<LinkParams> l = link_params(request, 2, "level: intra-node, inter-node");
     return dgx(s[0], s[1], l[0], l[1]);
   }
@@ -139,10 +164,15 @@ Topology generate(const TopologyRequest& request, std::string_view kind, std::st
     const uint32_t d = parse_size(spec, args);
     if (d > 24)
       bad_spec(spec, fmt::format("hypercube of {} dimensions; at most 24 are supported", d));
+    check_npu_limit(request, name, generated_npus(kind, {d}));
     return hypercube(d, link_params(request, d, "dimension"));
   }
   if (kind == "dims") {
     std::vector<Dimension> dims = parse_dims(spec, args);
+    std::vector<uint32_t> sizes;
+    for (const Dimension& dim : dims)
+      sizes.push_back(dim.size);
+    check_npu_limit(request, name, generated_npus(kind, sizes));
     const std::vector<LinkParams> l = link_params(request, dims.size(), "dimension");
     for (size_t d = 0; d < dims.size(); ++d) {
       dims[d].bandwidth = l[d].bandwidth;
@@ -152,6 +182,7 @@ Topology generate(const TopologyRequest& request, std::string_view kind, std::st
   }
   const size_t rank = kind.ends_with("3d") ? 3 : kind.ends_with("2d") ? 2 : 1;
   const std::vector<uint32_t> s = parse_sizes(spec, args, rank);
+  check_npu_limit(request, name, generated_npus(kind, s));
   const std::vector<LinkParams> l = link_params(request, rank, "dimension");
   if (kind == "ring")
     return ring(s[0], l[0]);
@@ -185,7 +216,9 @@ Topology load_topology(const TopologyRequest& request) {
   }
   if (!request.network_file.empty()) {
     reject_link_flags(request, "--network");
-    return load_astra_network(request.network_file);
+    Topology topology = load_astra_network(request.network_file);
+    check_npu_limit(request, request.network_file, topology.npu_count());
+    return topology;
   }
   const std::string& spec = request.spec;
   const size_t colon = spec.find(':');
@@ -200,7 +233,9 @@ Topology load_topology(const TopologyRequest& request) {
                                kind));
   }
   reject_link_flags(request, "an edge-list file");
-  return load_edge_list(spec);
+  Topology topology = load_edge_list(spec);
+  check_npu_limit(request, spec, topology.npu_count());
+  return topology;
 }
 
 }  // namespace chorus

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "chorus/core/limits.hpp"
 #include "chorus/core/units.hpp"
 #include "chorus/topology/topology.hpp"
 
@@ -28,6 +29,10 @@ struct TopologyRequest {
   std::string spec;          // generator spec or edge-list path
   std::vector<Bandwidth> bandwidths;
   std::vector<Time> latencies;
+  // A command whose computation grows too fast for the general limit sets a lower one (e.g. `bound`), named in
+  // the error; generator specs are checked against it before anything is built.
+  uint64_t max_npus = limits::kMaxNpus;
+  std::string max_npus_name = "kMaxNpus";
 };
 
 // Throws chorus::Error naming the file (or the flag) and the field on any inconsistency.

@@ -4,13 +4,15 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "chorus/core/checked.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
+#include "chorus/io/json_file.hpp"
 
 namespace chorus {
 
@@ -200,6 +202,22 @@ void check_peer(const chakra::TraceNode& t, const std::string& file, uint32_t np
     throw node_error(file, t.id, fmt::format("negative message size {}", n.bytes));
 }
 
+// Values past these ranges would overflow chorus::Time or the 64-bit byte counts of the collectives built on them.
+void check_ranges(const chakra::TraceNode& t, const std::string& file) {
+  if (t.duration_micros > limits::kMaxNodeDurationMicros) {
+    throw Error(file, fmt::format("node {}: duration_micros", t.id),
+                fmt::format("is {} us; must be at most {} us (kMaxNodeDurationMicros)", t.duration_micros,
+                            limits::kMaxNodeDurationMicros));
+  }
+  const std::pair<const char*, int64_t> sizes[] = {{"comm_size", t.comm_size}, {"tensor_size", t.tensor_size}};
+  for (const auto& [key, value] : sizes) {
+    if (value > kMaxSizeBytes) {
+      throw Error(file, fmt::format("node {}: {}", t.id, key),
+                  fmt::format("is {} bytes; must be at most {} (1 PiB)", value, kMaxSizeBytes));
+    }
+  }
+}
+
 WorkloadNode convert(const chakra::TraceNode& t, const std::string& file, uint32_t npu, uint32_t npus,
                      GroupTable& groups) {
   WorkloadNode n;
@@ -222,6 +240,7 @@ WorkloadNode convert(const chakra::TraceNode& t, const std::string& file, uint32
   }
   if (n.num_ops < 0 || n.tensor_size < 0)
     throw node_error(file, t.id, "negative num_ops or tensor_size");
+  check_ranges(t, file);
   return n;
 }
 
@@ -229,6 +248,7 @@ WorkloadNode convert(const chakra::TraceNode& t, const std::string& file, uint32
 void read_metadata_groups(const chakra::TraceNode& t, const std::string& file, GroupTable& groups) {
   if (t.inputs_values.empty())
     return;
+  check_nesting_depth(t.inputs_values, fmt::format("{}: node {}: inputs", file, t.id));
   nlohmann::json list;
   try {
     list = nlohmann::json::parse(t.inputs_values);
@@ -246,7 +266,7 @@ void read_metadata_groups(const chakra::TraceNode& t, const std::string& file, G
       for (const auto& r : g["ranks"]) {
         if (!r.is_number_unsigned())
           throw node_error(file, t.id, fmt::format("group '{}': ranks must be NPU ids", name));
-        npus.push_back(r.get<uint32_t>());
+        npus.push_back(checked_npu_id(r.get<uint64_t>(), file, fmt::format("node {}: group '{}': ranks", t.id, name)));
       }
     }
     if (npus.empty())
@@ -360,15 +380,7 @@ GroupTable read_group_file(const std::string& path, uint32_t npus) {
   GroupTable table(npus);
   if (path.empty() || path == "empty")
     return table;
-  std::ifstream in(path);
-  if (!in)
-    throw Error(path, "", "cannot open the communicator-group file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path, "", fmt::format("not valid JSON: {}", e.what()));
-  }
+  const nlohmann::json j = load_json_file(path);
   if (!j.is_object())
     throw Error(path, "", "must be an object {\"<group id>\": [npu, ...], ...}");
   for (const auto& [name, list] : j.items()) {
@@ -378,7 +390,7 @@ GroupTable read_group_file(const std::string& path, uint32_t npus) {
     for (const auto& v : list) {
       if (!v.is_number_unsigned())
         throw Error(path, name, "must be a list of NPU ids (non-negative integers)");
-      members.push_back(v.get<uint32_t>());
+      members.push_back(checked_npu_id(v.get<uint64_t>(), path, name));
     }
     table.define(name, std::move(members), path, true);
   }
@@ -397,6 +409,9 @@ void check_membership(const Workload& w) {
       if (n.type != NodeType::CommColl)
         continue;
       const auto& members = w.groups[n.group].npus;
+      // Collectives move up to size x group-size bytes (all-gather's output); that product must fit 64 bits.
+      (void)checked_mul(n.bytes, static_cast<int64_t>(members.size()), w.npus[npu].file,
+                        fmt::format("node {}: comm_size", n.id));
       if (std::find(members.begin(), members.end(), npu) == members.end()) {
         throw node_error(
             w.npus[npu].file, n.id,

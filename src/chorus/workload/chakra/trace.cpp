@@ -6,12 +6,15 @@
 #include <array>
 #include <filesystem>
 #include <limits>
+#include <memory>
 
 #include <fmt/format.h>
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/util/json_util.h>
 #include <nlohmann/json.hpp>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
 #include "et_def.pb.h"
 
 namespace chorus::chakra {
@@ -36,31 +39,75 @@ namespace {
 
 using ChakraProtoMsg::AttributeProto;
 
-// The whole file, decompressed when it is gzipped (zlib's gzread passes plain files through unchanged).
+// gzclose_r as a deleter, so that every exit (an exception included) closes the file.
+struct GzCloser {
+  void operator()(gzFile_s* file) const { gzclose_r(file); }
+};
+using GzFile = std::unique_ptr<gzFile_s, GzCloser>;
+
+// The decompressed size may not exceed the absolute cap, nor (past a floor) kMaxGzipRatio times the compressed
+// bytes read so far: checked as the data streams in, so a bomb stops early instead of filling memory.
+void check_expansion(const std::string& path, uint64_t compressed, uint64_t decompressed, bool gzipped) {
+  if (decompressed > limits::kMaxTraceBytes) {
+    throw Error(path, "file",
+                fmt::format("decompresses to more than {} bytes (kMaxTraceBytes in src/chorus/core/limits.hpp)",
+                            limits::kMaxTraceBytes));
+  }
+  if (gzipped && decompressed > limits::kGzipRatioFloorBytes &&
+      decompressed / std::max<uint64_t>(compressed, 1) > limits::kMaxGzipRatio) {
+    throw Error(path, "file",
+                fmt::format("gzip data expands more than {}-fold ({} bytes from the first {}; a gzip bomb?); see "
+                            "kMaxGzipRatio in src/chorus/core/limits.hpp",
+                            limits::kMaxGzipRatio, decompressed, compressed));
+  }
+}
+
+// The whole file, decompressed when it is gzipped (zlib's gzread passes plain files through unchanged), bounded
+// by the limits of check_expansion.
 std::string read_file(const std::string& path) {
   std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(path, "file", "is a directory; expected a Chakra trace file");
   const uintmax_t file_size = std::filesystem::file_size(path, ec);
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (file == nullptr || ec)
-    throw Error(path, "", "cannot open the trace file");
+  if (ec)
+    throw Error(path, "file", fmt::format("cannot open the trace file: {}", ec.message()));
+  GzFile file(gzopen(path.c_str(), "rb"));
+  if (file == nullptr)
+    throw Error(path, "file", "cannot open the trace file");
+  const bool gzipped = gzdirect(file.get()) == 0;
   std::string data;
   // Reserving up front avoids regrowing (and page-faulting) a buffer of tens of MB; gzip reserves a guess.
-  data.reserve(gzdirect(file) != 0 ? static_cast<size_t>(file_size) : static_cast<size_t>(file_size) * 6);
+  const uint64_t guess = gzipped ? static_cast<uint64_t>(file_size) * 6 : static_cast<uint64_t>(file_size);
+  data.reserve(static_cast<size_t>(std::min(guess, limits::kMaxTraceBytes)));
   std::array<char, 1 << 17> buffer{};
   int n = 0;
-  while ((n = gzread(file, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) {
+  while ((n = gzread(file.get(), buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) {
+    check_expansion(path, static_cast<uint64_t>(gzoffset(file.get())), data.size() + static_cast<uint64_t>(n), gzipped);
     data.append(buffer.data(), static_cast<size_t>(n));
   }
   int code = Z_OK;
-  const std::string why = n < 0 ? gzerror(file, &code) : "";
-  // A gzip stream cut short reads to its end without an error from gzread; gzclose_r reports it.
-  const int close_code = gzclose_r(file);
+  const std::string why = n < 0 ? gzerror(file.get(), &code) : "";
   if (n < 0)
-    throw Error(path, "", fmt::format("cannot decompress: {}", why));
-  if (close_code == Z_BUF_ERROR)
-    throw Error(path, "", "truncated gzip stream");
+    throw Error(path, "file", fmt::format("cannot decompress: {}", why));
+  // A gzip stream cut short reads to its end without an error from gzread; gzclose_r reports it.
+  if (gzclose_r(file.release()) == Z_BUF_ERROR)
+    throw Error(path, "file", "truncated gzip stream");
   return data;
 }
+
+// Protobuf logs (on stderr) why a message failed to parse, e.g. a string field that is not valid UTF-8; chorus
+// reports the failure itself in one error line, so the handler is silenced while a message is parsed.
+class SilentProtobufLog {
+ public:
+  SilentProtobufLog() : previous_(google::protobuf::SetLogHandler(&discard)) {}
+  ~SilentProtobufLog() { google::protobuf::SetLogHandler(previous_); }
+  SilentProtobufLog(const SilentProtobufLog&) = delete;
+  SilentProtobufLog& operator=(const SilentProtobufLog&) = delete;
+
+ private:
+  static void discard(google::protobuf::LogLevel, const char*, int, const std::string&) {}
+  google::protobuf::LogHandler* previous_;
+};
 
 // Reads the varint32 length prefix at `offset`; returns false at a clean end of the file.
 bool read_length(const std::string& data, size_t& offset, uint32_t& length, const std::string& path,
@@ -303,6 +350,7 @@ class MessageWalker {
       throw Error(path_, "global metadata", "empty file: no GlobalMetadata message");
     }
     const char* body = payload(length, "global metadata");
+    const SilentProtobufLog quiet;
     if (!metadata.ParseFromArray(body, static_cast<int>(length))) {
       throw Error(path_, "global metadata", "corrupt GlobalMetadata message (not a Chakra trace?)");
     }
@@ -315,8 +363,9 @@ class MessageWalker {
     if (!read_length(data_, offset_, length, path_, where))
       return false;
     const char* body = payload(length, where);
+    const SilentProtobufLog quiet;
     if (!node.ParseFromArray(body, static_cast<int>(length))) {
-      throw Error(path_, where, "corrupt Node message");
+      throw Error(path_, where, "corrupt Node message (or a string field that is not valid UTF-8)");
     }
     ++nodes_;
     last_id_ = node.id();

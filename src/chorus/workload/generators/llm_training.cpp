@@ -5,11 +5,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "chorus/core/checked.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
 
 namespace chorus {
 
@@ -55,8 +58,16 @@ double d(int64_t v) {
   return static_cast<double>(v);
 }
 
+// Sizes and operation counts computed from the model's dimensions, range-checked before rounding: a model with
+// dimensions near the readers' limits can exceed 1 PiB per tensor, which the runtime would refuse anyway.
+int64_t whole(double value, double max, const char* what) {
+  if (!(value >= 0 && value <= max))
+    throw Error("", "--model", fmt::format("gives a {} of {}; at most {} is supported", what, value, max));
+  return std::llround(value);
+}
+
 int64_t to_bytes(double bytes) {
-  return std::llround(bytes);
+  return whole(bytes, static_cast<double>(kMaxSizeBytes), "tensor size in bytes");
 }
 
 }  // namespace
@@ -92,6 +103,17 @@ void validate(const LlmTrainingSpec& spec) {
         std::pair{"--microbatches", spec.microbatches}, std::pair{"--microbatch-size", spec.microbatch_size}}) {
     if (value == 0)
       throw Error("", flag, "must be >= 1");
+  }
+  // Each factor is bounded before the product is formed, so dp*tp*pp cannot wrap; the micro-batch count sets the
+  // number of nodes per rank file (memory and disk), hence its own limit.
+  for (const auto& [flag, value, limit] :
+       {std::tuple{"--dp", spec.dp, limits::kMaxNpus}, std::tuple{"--tp", spec.tp, limits::kMaxNpus},
+        std::tuple{"--pp", spec.pp, limits::kMaxNpus},
+        std::tuple{"--microbatches", spec.microbatches, limits::kMaxMicrobatches},
+        std::tuple{"--microbatch-size", spec.microbatch_size, limits::kMaxNpus}}) {
+    if (value > limit) {
+      throw Error("", flag, fmt::format("is {}; must be at most {} (see \"Limits\" in docs/cli.md)", value, limit));
+    }
   }
   if (m.attn_heads % spec.tp != 0 || m.kv_heads % spec.tp != 0 || m.feedforward % spec.tp != 0) {
     throw Error("", "--tp",
@@ -153,7 +175,7 @@ Work head_forward_work(const LlmTrainingSpec& spec) {
 
 Time roofline_time(const Work& work, const LlmTrainingSpec& spec) {
   const double seconds = std::max(work.flops / (spec.peak_tflops * 1e12), work.bytes / (spec.mem_bw_gbps * 1e9));
-  return Time::from_seconds(seconds);
+  return checked_time_from_seconds(seconds, "", "--model");
 }
 
 int64_t tp_collective_bytes(const LlmTrainingSpec& spec) {
@@ -345,7 +367,7 @@ class RankTraceBuilder {
   void compute(std::string name, const Work& forward, double scale) {
     const Work w{forward.flops * scale, forward.bytes * scale};
     TraceNode& n = add(std::move(name), NodeType::Comp, true);
-    n.num_ops = std::llround(w.flops);
+    n.num_ops = whole(w.flops, 9e18, "per-node operation count");  // below 2^63
     n.tensor_size = to_bytes(w.bytes);
     n.duration_micros = static_cast<uint64_t>(std::llround(roofline_time(w, spec_).microseconds()));
   }

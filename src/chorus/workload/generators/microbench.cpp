@@ -8,12 +8,18 @@
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
 
 namespace chorus {
 
 std::string write_microbench(const std::string& directory, const MicrobenchSpec& spec, bool gzip) {
   if (spec.npus < 2)
     throw Error("", "--npus", fmt::format("is {}; a collective needs at least 2 NPUs", spec.npus));
+  if (spec.npus > limits::kMaxGeneratedNpus) {
+    throw Error("", "--npus",
+                fmt::format("is {}; must be at most {} rank files (kMaxGeneratedNpus in src/chorus/core/limits.hpp)",
+                            spec.npus, limits::kMaxGeneratedNpus));
+  }
   if (spec.comm_size <= 0)
     throw Error("", "--size", "must be > 0 bytes");
   std::error_code ec;
