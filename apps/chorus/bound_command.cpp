@@ -16,6 +16,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "commands.hpp"
+#include "terminal_progress.hpp"
 #include "topology_options.hpp"
 
 namespace chorus::cli {
@@ -94,10 +95,13 @@ void run_bound(const BoundCommandOptions& o) {
   options.root = NodeId{o.root};
   const Topology topology = make_topology(o.topology);
   // The All-Reduce information bound costs 2(N-1) max-flows; by default it is skipped on large topologies.
-  options.information_bound = o.information_bound == "on" || (o.information_bound == "auto" && topology.npu_count() <= 1024);
+  options.information_bound =
+      o.information_bound == "on" || (o.information_bound == "auto" && topology.npu_count() <= 1024);
   if (o.information_bound != "on" && o.information_bound != "off" && o.information_bound != "auto") {
     throw Error("", "--information-bound", fmt::format("is '{}'; expected auto, on or off", o.information_bound));
   }
+  const std::unique_ptr<Progress> progress = terminal_progress(o.json);
+  options.progress = progress.get();
   const LowerBound b = lower_bound(topology, Collective{kind, size, topology.npu_count()}, options);
   if (o.json) {
     print_json(b, topology);

@@ -9,6 +9,7 @@
 #include "chorus/core/assert.hpp"
 #include "chorus/core/error.hpp"
 #include "commands.hpp"
+#include "usage.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"chorus: simulate, bound and design collective communication for distributed ML platforms"};
@@ -23,7 +24,8 @@ int main(int argc, char** argv) {
   chorus::cli::register_convert_command(app);
   chorus::cli::register_synth_command(app);
   try {
-    app.parse(argc, argv);
+    if (const int status = chorus::cli::parse_command_line(app, argc, argv); status != 0)
+      return status;  // a usage error, already explained on stderr
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0)
       return app.exit(e);  // --help, --version
