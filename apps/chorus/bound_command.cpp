@@ -17,6 +17,7 @@
 #include "chorus/core/limits.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "commands.hpp"
+#include "terminal_progress.hpp"
 #include "topology_options.hpp"
 
 namespace chorus::cli {
@@ -100,6 +101,8 @@ void run_bound(const BoundCommandOptions& o) {
   if (o.information_bound != "on" && o.information_bound != "off" && o.information_bound != "auto") {
     throw Error("", "--information-bound", fmt::format("is '{}'; expected auto, on or off", o.information_bound));
   }
+  const std::unique_ptr<Progress> progress = terminal_progress(o.json);
+  options.progress = progress.get();
   const LowerBound b = lower_bound(topology, Collective{kind, size, topology.npu_count()}, options);
   if (o.json) {
     print_json(b, topology);

@@ -5,6 +5,7 @@
 //                       --out traces/gpt3
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "chorus/workload/generators/llm_training.hpp"
 #include "chorus/workload/generators/microbench.hpp"
 #include "commands.hpp"
+#include "terminal_progress.hpp"
 
 namespace chorus::cli {
 
@@ -53,7 +55,8 @@ chakra::CommType comm_type(const std::string& text) {
 
 void run_microbench(const MicrobenchOptions& o) {
   const MicrobenchSpec spec{comm_type(o.collective), parse_size(o.size, "--size").count(), o.npus};
-  const std::string prefix = write_microbench(o.out, spec, o.gzip);
+  const std::unique_ptr<Progress> progress = terminal_progress(false);
+  const std::string prefix = write_microbench(o.out, spec, o.gzip, progress.get());
   std::cout << fmt::format("wrote {} rank files {}.<rank>.et\n", o.npus, prefix);
 }
 
@@ -117,7 +120,8 @@ LlmTrainingSpec llm_spec(const LlmOptions& o) {
 
 void run_llm(const LlmOptions& o) {
   const LlmTrainingSpec spec = llm_spec(o);
-  const std::string prefix = write_llm_training(o.out, spec, o.gzip);
+  const std::unique_ptr<Progress> progress = terminal_progress(false);
+  const std::string prefix = write_llm_training(o.out, spec, o.gzip, progress.get());
   const uint32_t npus = spec.dp * spec.tp * spec.pp;
   std::cout << fmt::format("wrote {} rank files {}.<rank>.et and {}/comm_groups.json\n", npus, prefix, o.out);
   std::cout << fmt::format("{}: dp {} x tp {} x pp {}, {} microbatches of {} sequence(s), 1F1B{}{}\n", o.model, spec.dp,

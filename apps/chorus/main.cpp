@@ -12,6 +12,7 @@
 #include "chorus/core/assert.hpp"
 #include "chorus/core/error.hpp"
 #include "commands.hpp"
+#include "usage.hpp"
 
 namespace {
 
@@ -58,7 +59,8 @@ int main(int argc, char** argv) {
   chorus::cli::register_synth_command(app);
   chorus::cli::register_hlo_command(app);
   try {
-    app.parse(argc, argv);
+    if (const int status = chorus::cli::parse_command_line(app, argc, argv); status != 0)
+      return status;  // a usage error, already explained on stderr
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0)
       return app.exit(e);  // --help, --version

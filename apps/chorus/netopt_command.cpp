@@ -7,6 +7,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -19,6 +20,7 @@
 #include "chorus/netopt/cross_check.hpp"
 #include "chorus/netopt/sweep.hpp"
 #include "commands.hpp"
+#include "terminal_progress.hpp"
 
 namespace chorus::cli {
 
@@ -191,8 +193,9 @@ void run_sweep_command(const NetoptOptions& o) {
   const ModelOptions options = model_options(o, o.latency.empty() ? max_dims : 1);
   const Budget budget = make_budget(o, 1);  // single-valued bounds; run_sweep spreads them over each shape
   const auto started = std::chrono::steady_clock::now();
+  const std::unique_ptr<Progress> progress = terminal_progress(o.json);
   const SweepResult result = run_sweep(spec, load_workload(o.workload), load_cost_model(o.cost), options,
-                                       parse_objective(o.objective), budget);
+                                       parse_objective(o.objective), budget, progress.get());
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!o.csv.empty()) {
     std::ofstream out(o.csv);

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <utility>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -22,6 +23,7 @@
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/workload/workload.hpp"
 #include "commands.hpp"
+#include "terminal_progress.hpp"
 #include "topology_options.hpp"
 
 namespace chorus::cli {
@@ -141,6 +143,8 @@ void run(const SimOptions& o) {
   options.lower_bounds = !o.no_bounds;
   options.link_stats = !o.out.empty();  // links.csv (aware and flow only)
   options.contention = o.contention;
+  const std::unique_ptr<Progress> progress = terminal_progress(o.json);
+  options.progress = progress.get();
 
   const auto started = std::chrono::steady_clock::now();
   const Workload workload = load_workload(o.workload, o.comm_groups);

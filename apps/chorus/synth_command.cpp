@@ -24,6 +24,7 @@
 #include "commands.hpp"
 #include "feasibility.hpp"
 #include "synth_options.hpp"
+#include "terminal_progress.hpp"
 #include "topology_options.hpp"
 
 namespace chorus::cli {
@@ -150,7 +151,9 @@ void run(const SynthCommandOptions& o) {
                             "reduce or all_to_all",
                             o.collective));
   }
-  const SynthOptions options = make_synth_options(o.synth, *kind, parse_size(o.size, "--size"));
+  const std::unique_ptr<Progress> progress = terminal_progress(o.json);
+  SynthOptions options = make_synth_options(o.synth, *kind, parse_size(o.size, "--size"));
+  options.progress = progress.get();
   if (o.dimensional || dimensional_synthesis_needed(topology, options))
     return run_dimensional(o, topology, options);
   const SynthResult r = synthesize(topology, options);

@@ -32,6 +32,21 @@ TEST(ParseUnits, Sizes) {
   EXPECT_EQ(parse_size("0.5MiB", "--size"), Bytes(524288));
 }
 
+TEST(ParseUnits, BareSuffixesArePowersOf1024AsInNcclTests) {
+  // nccl-tests' `-e 8G` prints "maxBytes 8589934592" = 8 * 2^30.
+  EXPECT_EQ(parse_size("8G", "--size"), Bytes(8589934592LL));
+  EXPECT_EQ(parse_size("1G", "--size"), parse_size("1GiB", "--size"));
+  EXPECT_EQ(parse_size("128M", "--size"), Bytes(134217728));
+  EXPECT_EQ(parse_size("4K", "--size"), Bytes(4096));
+  EXPECT_EQ(parse_size("4k", "--size"), Bytes(4096));
+  EXPECT_EQ(parse_size("2m", "--size"), Bytes(2097152));
+  EXPECT_EQ(parse_size("1T", "--size"), Bytes(1099511627776LL));
+  // The spelled-out units keep their meaning: B-units decimal, iB-units binary.
+  EXPECT_EQ(parse_size("1MB", "--size"), Bytes(1'000'000));
+  EXPECT_EQ(parse_size("1TB", "--size"), Bytes(1'000'000'000'000LL));
+  EXPECT_EQ(parse_size("1MiB", "--size"), Bytes(1048576));
+}
+
 TEST(ParseUnits, BadSizesNameTheField) {
   for (const char* bad : {"", "abc", "12XB", "-5MiB", "1.5B", "MiB", "1e30GB", "2048TiB"}) {
     try {
@@ -51,6 +66,7 @@ TEST(ParseUnits, BandwidthAndTime) {
   EXPECT_EQ(parse_time("0.5us", "--latency"), Time::ns(500));
   EXPECT_EQ(parse_time("1.25ns", "--latency"), Time::ps(1250));
   EXPECT_THROW(parse_bandwidth("50", "--bandwidth"), Error);
+  EXPECT_THROW(parse_bandwidth("50G/s", "--bandwidth"), Error);  // a bare letter is ambiguous for a bandwidth
   EXPECT_THROW(parse_bandwidth("0GB/s", "--bandwidth"), Error);
   EXPECT_THROW(parse_bandwidth("1e-300GB/s", "--bandwidth"), Error);  // below 1 KB/s: a unit mistake
   EXPECT_THROW(parse_bandwidth("2EB/s", "--bandwidth"), Error);

@@ -26,6 +26,7 @@
 #include "chorus/core/assert.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
+#include "chorus/core/progress.hpp"
 
 namespace chorus {
 
@@ -315,7 +316,7 @@ Cut best_simple_gather_cut(const CapacityGraph& g) {
 
 // min ratio over S ∌ v for v in `sinks` (Dinkelbach, see the top of the file).
 Cut gather_cut_by_flows(const CapacityGraph& g, std::span<const uint32_t> sinks, const Tolerance& tolerance,
-                        uint32_t& max_flows) {
+                        uint32_t& max_flows, ProgressScope& progress) {
   Cut best = best_simple_gather_cut(g);
   MaxFlow flow = make_max_flow(g, /*super_source=*/true, tolerance.residual);
   const uint32_t super_source = g.nodes;
@@ -327,6 +328,7 @@ Cut gather_cut_by_flows(const CapacityGraph& g, std::span<const uint32_t> sinks,
       set_super_source_capacity(flow, g, lambda);
       const double value = flow.run(super_source, sink);
       ++max_flows;
+      progress.advance();
       if (value >= lambda * g.npus * keep)
         break;
       Cut found = make_cut(g, graph_source_side(flow, g));
@@ -386,7 +388,8 @@ Cut gather_cut_brute_force(const CapacityGraph& g, const std::string& source) {
 }
 
 // min B+(S) over S containing `root` but not every NPU (Broadcast; Reduce on the transpose): N-1 max-flows.
-Cut rooted_cut_by_flows(const CapacityGraph& g, uint32_t root, const Tolerance& tolerance, uint32_t& max_flows) {
+Cut rooted_cut_by_flows(const CapacityGraph& g, uint32_t root, const Tolerance& tolerance, uint32_t& max_flows,
+                        ProgressScope& progress) {
   MaxFlow flow = make_max_flow(g, /*super_source=*/false, tolerance.residual);
   std::optional<Cut> best;
   for (uint32_t v = 0; v < g.npus; ++v) {
@@ -395,6 +398,7 @@ Cut rooted_cut_by_flows(const CapacityGraph& g, uint32_t root, const Tolerance& 
     const double enough = best ? best->capacity : std::numeric_limits<double>::infinity();
     const double value = flow.run(root, v, enough);
     ++max_flows;
+    progress.advance();
     if (value >= enough * (1 - tolerance.relative))
       continue;
     Cut found = make_cut(g, graph_source_side(flow, g));
@@ -406,7 +410,8 @@ Cut rooted_cut_by_flows(const CapacityGraph& g, uint32_t root, const Tolerance& 
 
 // min over S with 0 < |S ∩ V_c| < N of B+(S). Such an S either holds NPU 0 and misses some NPU v, or misses NPU 0
 // and holds some NPU v, so 2(N-1) max-flows against NPU 0 cover every S.
-Cut separating_cut_by_flows(const CapacityGraph& g, const Tolerance& tolerance, uint32_t& max_flows) {
+Cut separating_cut_by_flows(const CapacityGraph& g, const Tolerance& tolerance, uint32_t& max_flows,
+                            ProgressScope& progress) {
   MaxFlow flow = make_max_flow(g, /*super_source=*/false, tolerance.residual);
   std::optional<Cut> best;
   for (uint32_t v = 1; v < g.npus; ++v) {
@@ -414,6 +419,7 @@ Cut separating_cut_by_flows(const CapacityGraph& g, const Tolerance& tolerance, 
       const double enough = best ? best->capacity : std::numeric_limits<double>::infinity();
       const double value = flow.run(from, to, enough);  // stops early once it cannot improve on `best`
       ++max_flows;
+      progress.advance();
       if (value >= enough * (1 - tolerance.relative))
         continue;
       Cut found = make_cut(g, graph_source_side(flow, g));
@@ -481,6 +487,7 @@ struct Context {
   const BoundOptions& options;
   BoundMethod method;
   LowerBound& result;
+  ProgressScope& progress;
 };
 
 CutBound to_cut_bound(const Cut& cut, Bytes size, uint32_t npus) {
@@ -502,7 +509,7 @@ CutBound gather_bound(const Context& c, const CapacityGraph& g) {
     std::vector<uint32_t> sinks;
     for (uint32_t n = 0; n < (c.method == BoundMethod::OneSink ? 1 : g.npus); ++n)
       sinks.push_back(n);
-    cut = gather_cut_by_flows(g, sinks, c.options.tolerance, c.result.max_flows);
+    cut = gather_cut_by_flows(g, sinks, c.options.tolerance, c.result.max_flows, c.progress);
   }
   return to_cut_bound(cut, c.collective.size, g.npus);
 }
@@ -542,7 +549,7 @@ void bound_gather_or_scatter(const Context& c, bool scatter) {
 Time information_bound(const Context& c, const CapacityGraph& g, Time latency) {
   const Cut cut = c.method == BoundMethod::BruteForce
                       ? separating_cut_brute_force(g, c.topology.name())
-                      : separating_cut_by_flows(g, c.options.tolerance, c.result.max_flows);
+                      : separating_cut_by_flows(g, c.options.tolerance, c.result.max_flows, c.progress);
   return std::max(floor_transfer_time(c.collective.size, 1, 1, cut.bandwidth), latency);
 }
 
@@ -598,7 +605,7 @@ void bound_rooted(const Context& c, bool reduce) {
         g, c.topology.name(), [](uint32_t, double capacity) { return 1 / capacity; },
         [root](uint32_t mask) { return (mask >> root & 1) != 0; });
   } else {
-    cut = rooted_cut_by_flows(g, root, c.options.tolerance, r.max_flows);
+    cut = rooted_cut_by_flows(g, root, c.options.tolerance, r.max_flows, c.progress);
     r.method = BoundMethod::AllSinks;  // one max-flow per non-root NPU is exact on any graph
   }
   r.bandwidth_bound = floor_transfer_time(c.collective.size, 1, 1, cut.bandwidth);
@@ -652,7 +659,9 @@ LowerBound lower_bound(const Topology& topology, const Collective& collective, c
   }
   if (topology.npu_count() == 1)
     return result;  // nothing to move: every bound is zero
-  const Context context{topology, collective, options, result.method, result};
+  // A count without a total: Dinkelbach's max-flows per sink vary.
+  ProgressScope progress(options.progress, "bound: max-flows", 0);
+  const Context context{topology, collective, options, result.method, result, progress};
   switch (collective.kind) {
     case CollectiveKind::AllGather:
       bound_gather_or_scatter(context, false);

@@ -35,6 +35,8 @@
 
 namespace chorus {
 
+class Progress;
+
 // How the cut maximisation is done.
 enum class BoundMethod : uint8_t {
   Auto,            // OneSink when the NPUs are provably symmetric (see lower_bound.cpp), AllSinks otherwise
@@ -61,6 +63,7 @@ struct BoundOptions {
   NodeId root{0};                 // Broadcast / Reduce root (an NPU)
   bool information_bound = true;  // All-Reduce only; costs 2(N-1) extra max-flows
   Tolerance tolerance;
+  Progress* progress = nullptr;  // hears of each max-flow (core/progress.hpp); none: silent
 };
 
 // One cut-type (bandwidth) bound: the worst cut S and what it implies.

@@ -60,10 +60,16 @@ Bytes parse_size(std::string_view text, const std::string& field) {
                                                               {"MiB", 1048576.0},
                                                               {"GiB", 1073741824.0},
                                                               {"TiB", 1099511627776.0},
-                                                              {"k", 1e3},
-                                                              {"K", 1e3},
-                                                              {"M", 1e6},
-                                                              {"G", 1e9}};
+                                                              // Bare letters as nccl-tests reads them
+                                                              // (`-e 8G` is 8 * 2^30 bytes): powers of 1024.
+                                                              {"K", 1024.0},
+                                                              {"k", 1024.0},
+                                                              {"M", 1048576.0},
+                                                              {"m", 1048576.0},
+                                                              {"G", 1073741824.0},
+                                                              {"g", 1073741824.0},
+                                                              {"T", 1099511627776.0},
+                                                              {"t", 1099511627776.0}};
   const NumberAndUnit nu = split(text, field, "size");
   for (const auto& [name, factor] : kUnits) {
     if (nu.unit == name) {
@@ -75,9 +81,10 @@ Bytes parse_size(std::string_view text, const std::string& field) {
       return Bytes(static_cast<int64_t>(bytes));
     }
   }
-  throw Error(
-      "", field,
-      fmt::format("unknown size unit '{}' in '{}'; expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB", nu.unit, text));
+  throw Error("", field,
+              fmt::format("unknown size unit '{}' in '{}'; expected B, KB, MB, GB, TB, KiB, MiB, GiB, TiB or K, M, G, "
+                          "T (= KiB ... TiB)",
+                          nu.unit, text));
 }
 
 Bandwidth parse_bandwidth(std::string_view text, const std::string& field) {
@@ -101,6 +108,14 @@ Bandwidth parse_bandwidth(std::string_view text, const std::string& field) {
       }
       return Bandwidth::bytes_per_s(bytes_per_s);
     }
+  }
+  // Unlike sizes, a bandwidth takes no bare letter ("50G/s"): link speeds are quoted in both 10^9 and 2^30.
+  if (nu.unit.size() == 3 && nu.unit.substr(1) == "/s" &&
+      std::string_view("KMGTkmgt").find(nu.unit[0]) != std::string_view::npos) {
+    const char upper = static_cast<char>(std::toupper(static_cast<unsigned char>(nu.unit[0])));
+    throw Error("", field,
+                fmt::format("bandwidth '{}' is ambiguous; write {}{}B/s (10^n) or {}{}iB/s (2^n)", text, nu.value,
+                            upper, nu.value, upper));
   }
   throw Error("", field,
               fmt::format("unknown bandwidth unit '{}' in '{}'; expected e.g. GB/s, GiB/s, Gbps", nu.unit, text));

@@ -10,7 +10,7 @@
 //
 // Units follow Calculon: tflops = 1e12 FLOP/s, GBps and network "bandwidth" = 1e9 B/s, GiB = 2^30 B,
 // latency in seconds, gflops_efficiency thresholds in 1e9 FLOP, MB_efficiency thresholds in 1e6 B.
-// Source: calculon-ai/calculon (Isaev et al., SC'23); restated in /work/shared/reference/llm-model.md.
+// Source: calculon-ai/calculon (Isaev et al., SC'23); restated in docs/llm.md.
 //
 //   auto app = chorus::llm::read_application("gpt3-175B.json");
 //   auto sys = chorus::llm::read_system("a100_80g.json");

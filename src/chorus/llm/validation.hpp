@@ -5,7 +5,7 @@
 // - Table 5: iteration time with full recompute and with sequence parallelism + selective recompute;
 // - Figure 1: per-GPU parameter+optimizer memory and activation memory;
 // - Figure 7: activation memory of each technique relative to the tensor-parallel baseline.
-// The numbers below are the ones transcribed in /work/shared/reference/llm/*.csv (the tests check that the
+// The numbers below are the ones transcribed in tests/data/reference/llm/*.csv (the tests check that the
 // two agree). The runs are rebuilt from the paper's parallel configuration (TP, PP, interleaving, batch,
 // microbatch); the system is the A100-80GB preset. Error = 1 - chorus/paper, as Calculon reports it.
 //

@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/progress.hpp"
 #include "chorus/netopt/cost_model.hpp"
 
 namespace chorus::netopt {
@@ -224,11 +225,13 @@ std::string shape_name(const NetworkShape& network) {
 }
 
 SweepResult run_sweep(const SweepSpec& spec, const Workload& workload, const CostModel& cost_model,
-                      const ModelOptions& options, Objective objective, const Budget& budget) {
+                      const ModelOptions& options, Objective objective, const Budget& budget, Progress* progress) {
   SweepResult result;
   const std::vector<NetworkShape> shapes = enumerate_shapes(spec);
   result.shapes = shapes.size();
+  ProgressScope started(progress, "netopt: shapes started", static_cast<int64_t>(shapes.size()));
   for (const NetworkShape& shape : shapes) {
+    started.advance();
     const auto comm = tensor_data_parallel(shape, spec.tensor_parallel);
     if (!comm) {
       ++result.skipped;

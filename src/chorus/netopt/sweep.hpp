@@ -24,6 +24,10 @@
 
 #include "chorus/netopt/optimizer.hpp"
 
+namespace chorus {
+class Progress;
+}
+
 namespace chorus::netopt {
 
 // Bounds on what a shapes file may ask for, so that a typo cannot exhaust memory or time; each is an option
@@ -69,9 +73,11 @@ struct SweepResult {
   size_t skipped = 0;          // tensor parallelism does not fit, or the budget is infeasible for the shape
 };
 
-// Per-dimension bounds in `budget` must have one value (applied to every dimension of every shape).
+// Per-dimension bounds in `budget` must have one value (applied to every dimension of every shape). `progress`
+// (optional) hears of each shape.
 SweepResult run_sweep(const SweepSpec& spec, const Workload& workload, const CostModel& cost_model,
-                      const ModelOptions& options, Objective objective, const Budget& budget);
+                      const ModelOptions& options, Objective objective, const Budget& budget,
+                      Progress* progress = nullptr);
 
 // One row per shape: rank, shape, blocks, sizes, bandwidth_GBps, time_ms, comm_ms, cost, objective,
 // equal_time_ms, equal_cost, speedup_vs_equal, solve_s.

@@ -14,6 +14,7 @@
 
 #include "chorus/core/checked.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/core/progress.hpp"
 #include "chorus/network/message_cost.hpp"
 #include "chorus/runtime/collective_contention.hpp"
 #include "chorus/runtime/collective_timer.hpp"
@@ -173,6 +174,10 @@ class Runtime {
   }
 
   RunReport run() {
+    int64_t nodes = 0;
+    for (const auto& npu : workload_.npus)
+      nodes += static_cast<int64_t>(npu.nodes.size());
+    ProgressScope progress(options_.progress, "sim: trace nodes done", nodes);
     for (uint32_t npu = 0; npu < executors_.size(); ++npu)
       dispatch(npu);
     while (!events_.empty()) {
@@ -185,6 +190,7 @@ class Runtime {
         continue;
       }
       complete(e.npu, e.node);
+      progress.advance();
     }
     for (uint32_t npu = 0; npu < executors_.size(); ++npu) {
       if (executors_[npu].done < workload_.npus[npu].nodes.size())

@@ -39,6 +39,8 @@
 
 namespace chorus {
 
+class Progress;
+
 struct RuntimeOptions {
   NetworkModelKind model = NetworkModelKind::Unaware;
   const AstraSystemConfig* system = nullptr;  // ASTRA-sim compatibility when set (algorithms, roofline, policy)
@@ -48,6 +50,8 @@ struct RuntimeOptions {
   bool lower_bounds = true;
   bool link_stats = false;  // accumulate per-link statistics (aware and flow models; link_usage.hpp)
   bool contention = false;  // flow model: overlapping collectives share links (collective_contention.hpp)
+  // Hears of each trace node completed (core/progress.hpp); none: silent.
+  Progress* progress = nullptr;
 };
 
 struct NpuReport {

@@ -10,6 +10,7 @@
 
 #include "chorus/core/assert.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/core/progress.hpp"
 #include "chorus/synth/all_to_all.hpp"
 
 namespace chorus {
@@ -374,10 +375,11 @@ class Synthesizer {
     // unrestricted_with_rails_up_to NPUs, the unrestricted pass follows with its own effort, so no small input
     // gets worse; above that one pass keeps 1024-NPU groups within a second.
     const bool rails = rails_apply();
+    ProgressScope progress(o_.progress, "synth: runs finished", 0);  // how many runs the bounds allow is not known
     if (rails)
-      search_pass(order, priorities, true, best, attempts);
+      search_pass(order, priorities, true, best, attempts, progress);
     if (!rails || n_ <= o_.unrestricted_with_rails_up_to)
-      search_pass(order, priorities, false, best, attempts);
+      search_pass(order, priorities, false, best, attempts, progress);
     CHORUS_ASSERT(best.k != 0, "synth: no candidate finished");
     return best;
   }
@@ -391,7 +393,7 @@ class Synthesizer {
   }
 
   void search_pass(const std::vector<std::pair<Time, uint32_t>>& order, const std::vector<ChunkPriority>& priorities,
-                   bool rails, Candidate& best, std::vector<SynthAttempt>& attempts) {
+                   bool rails, Candidate& best, std::vector<SynthAttempt>& attempts, ProgressScope& progress) {
     uint64_t effort = 0;
     for (const auto& [bound, k] : order) {
       // Sorted by bound: once a bound cannot beat the best, no later one can.
@@ -404,6 +406,7 @@ class Synthesizer {
         effort += work;
         Candidate c = attempt(k, priority, rails, best.time);
         attempts.push_back({k, priority, bound, c.time, false, c.time == Time::max(), rails});
+        progress.advance();
         if (c.time < best.time)
           best = std::move(c);
       }

@@ -37,6 +37,8 @@
 
 namespace chorus {
 
+class Progress;
+
 struct SynthOptions {
   CollectiveKind kind = CollectiveKind::AllGather;
   Bytes size;                   // NCCL convention (collective.hpp): All-Gather = the gathered output
@@ -56,6 +58,7 @@ struct SynthOptions {
   // on groups up to this size, the unrestricted engine as well.
   uint32_t unrestricted_with_rails_up_to = 256;
   uint32_t scan_cap = 0;  // options scored per link choice (SpreadProblem::scan_cap); 0: 48 up to 256 NPUs, else 8
+  Progress* progress = nullptr;  // hears of each search run (core/progress.hpp); none: silent
 };
 
 // One run the search made.

@@ -13,6 +13,7 @@
 #include "chorus/core/checked.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
+#include "chorus/core/progress.hpp"
 
 namespace chorus {
 
@@ -419,7 +420,8 @@ chakra::ChakraTrace llm_rank_trace(const LlmTrainingSpec& spec, uint32_t rank) {
   return RankTraceBuilder(spec, rank).build();
 }
 
-std::string write_llm_training(const std::string& directory, const LlmTrainingSpec& spec, bool gzip) {
+std::string write_llm_training(const std::string& directory, const LlmTrainingSpec& spec, bool gzip,
+                               Progress* progress) {
   validate(spec);
   std::error_code ec;
   std::filesystem::create_directories(directory, ec);
@@ -427,8 +429,11 @@ std::string write_llm_training(const std::string& directory, const LlmTrainingSp
     throw Error(directory, "--out", fmt::format("cannot create the directory: {}", ec.message()));
   const std::string prefix = (std::filesystem::path(directory) / "llm").string();
   const uint32_t npus = spec.dp * spec.tp * spec.pp;
-  for (uint32_t rank = 0; rank < npus; ++rank)
+  ProgressScope written(progress, "generate: rank files written", npus);
+  for (uint32_t rank = 0; rank < npus; ++rank) {
     write_chakra_trace(fmt::format("{}.{}.et", prefix, rank), llm_rank_trace(spec, rank), gzip);
+    written.advance();
+  }
   write_groups((std::filesystem::path(directory) / "comm_groups.json").string(), spec);
   return prefix;
 }

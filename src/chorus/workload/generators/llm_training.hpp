@@ -34,6 +34,8 @@
 
 namespace chorus {
 
+class Progress;
+
 struct LlmTrainingSpec {
   std::string model_name = "model";
   llm::Application model;  // Calculon's application format (examples/llm/*.json)
@@ -116,6 +118,8 @@ chakra::ChakraTrace llm_rank_trace(const LlmTrainingSpec& spec, uint32_t rank);
 
 // Validates, then writes `<directory>/llm.<rank>.et` for every rank and `<directory>/comm_groups.json`;
 // returns the trace prefix.
-std::string write_llm_training(const std::string& directory, const LlmTrainingSpec& spec, bool gzip);
+// `progress` (optional) hears of each rank file written.
+std::string write_llm_training(const std::string& directory, const LlmTrainingSpec& spec, bool gzip,
+                               Progress* progress = nullptr);
 
 }  // namespace chorus

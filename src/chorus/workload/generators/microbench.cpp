@@ -9,10 +9,11 @@
 
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
+#include "chorus/core/progress.hpp"
 
 namespace chorus {
 
-std::string write_microbench(const std::string& directory, const MicrobenchSpec& spec, bool gzip) {
+std::string write_microbench(const std::string& directory, const MicrobenchSpec& spec, bool gzip, Progress* progress) {
   if (spec.npus < 2)
     throw Error("", "--npus", fmt::format("is {}; a collective needs at least 2 NPUs", spec.npus));
   if (spec.npus > limits::kMaxGeneratedNpus) {
@@ -30,6 +31,7 @@ std::string write_microbench(const std::string& directory, const MicrobenchSpec&
   std::transform(collective.begin(), collective.end(), collective.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   const std::string prefix = (std::filesystem::path(directory) / collective).string();
+  ProgressScope written(progress, "generate: rank files written", spec.npus);
   for (uint32_t rank = 0; rank < spec.npus; ++rank) {
     chakra::ChakraTrace trace;
     trace.version = "0.0.4";
@@ -41,6 +43,7 @@ std::string write_microbench(const std::string& directory, const MicrobenchSpec&
     node.comm_size = spec.comm_size;
     trace.nodes.push_back(std::move(node));
     write_chakra_trace(fmt::format("{}.{}.et", prefix, rank), trace, gzip);
+    written.advance();
   }
   return prefix;
 }

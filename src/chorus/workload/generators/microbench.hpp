@@ -14,6 +14,8 @@
 
 namespace chorus {
 
+class Progress;
+
 struct MicrobenchSpec {
   chakra::CommType type = chakra::CommType::AllReduce;
   int64_t comm_size = 0;  // Chakra's comm_size (All-Gather: each NPU's contribution)
@@ -21,6 +23,8 @@ struct MicrobenchSpec {
 };
 
 // Writes `<directory>/<collective>.<rank>.et` for every rank (creating the directory) and returns the prefix path.
-std::string write_microbench(const std::string& directory, const MicrobenchSpec& spec, bool gzip);
+// `progress` (optional) hears of each rank file written.
+std::string write_microbench(const std::string& directory, const MicrobenchSpec& spec, bool gzip,
+                             Progress* progress = nullptr);
 
 }  // namespace chorus
