@@ -18,7 +18,8 @@ namespace {
 const std::filesystem::path kLibra = std::filesystem::path(CHORUS_REFERENCE_DIR) / "libra-inputs";
 
 std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = testing::TempDir() + "chorus_netopt_" + name;
+  const std::string path = testing::TempDir() + "chorus_netopt_" +
+                           testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name;
   std::ofstream(path) << text;
   return path;
 }
@@ -29,7 +30,9 @@ NetworkShape four_d() {
 
 // Runs `chorus netopt <args>` and returns (exit status, stderr).
 std::pair<int, std::string> run_cli(const std::string& args) {
-  const std::string err = testing::TempDir() + "chorus_netopt_stderr.txt";
+  // One file per test: ctest runs the tests of this suite in parallel processes.
+  const std::string err = testing::TempDir() + "chorus_netopt_stderr_" +
+                          testing::UnitTest::GetInstance()->current_test_info()->name() + ".txt";
   const std::string cmd = std::string(CHORUS_BINARY) + " netopt " + args + " > /dev/null 2> " + err;
   const int status = std::system(cmd.c_str());
   std::ifstream in(err);

@@ -26,7 +26,8 @@ std::string example(const std::string& name) {
 }
 
 std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = testing::TempDir() + "chorus_netopt_reliability_" + name;
+  const std::string path = testing::TempDir() + "chorus_netopt_reliability_" +
+                           testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name;
   std::ofstream(path) << text;
   return path;
 }
