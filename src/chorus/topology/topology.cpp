@@ -58,17 +58,18 @@ LinkId TopologyBuilder::add_link(NodeId src, NodeId dst, Bandwidth bandwidth, Ti
     throw Error(source_, "links", fmt::format("'{}' has more than {} links; chorus keeps topologies below that size",
                                               topology_.name_, kMaxLinks));
   }
-  const std::string field = fmt::format("link {}->{}", src.value, dst.value);
+  // Formatted only on failure: building a string per link dominated loading multi-million-link topologies.
+  const auto field = [&] { return fmt::format("link {}->{}", src.value, dst.value); };
   if (src.value >= node_count() || dst.value >= node_count()) {
-    throw Error(source_, field, fmt::format("node id out of range; the topology has {} nodes", node_count()));
+    throw Error(source_, field(), fmt::format("node id out of range; the topology has {} nodes", node_count()));
   }
   if (src == dst)
-    throw Error(source_, field, "a link may not connect a node to itself");
+    throw Error(source_, field(), "a link may not connect a node to itself");
   if (!(bandwidth.bytes_per_second() > 0) || !std::isfinite(bandwidth.bytes_per_second())) {
-    throw Error(source_, field, fmt::format("bandwidth is {} B/s; must be > 0", bandwidth.bytes_per_second()));
+    throw Error(source_, field(), fmt::format("bandwidth is {} B/s; must be > 0", bandwidth.bytes_per_second()));
   }
   if (latency < Time::zero())
-    throw Error(source_, field, fmt::format("latency is {}; must be >= 0", to_string(latency)));
+    throw Error(source_, field(), fmt::format("latency is {}; must be >= 0", to_string(latency)));
   topology_.link_src_.push_back(src.value);
   topology_.link_dst_.push_back(dst.value);
   topology_.link_bandwidth_.push_back(bandwidth);
