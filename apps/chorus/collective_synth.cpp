@@ -6,10 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "chorus/network/aware_model.hpp"
-#include "chorus/network/flow_model.hpp"
 #include "chorus/network/message_cost.hpp"
-#include "chorus/network/unaware.hpp"
+#include "chorus/network/model_registry.hpp"
 #include "chorus/synth/synth_routes.hpp"
 #include "chorus/synth/verify.hpp"
 
@@ -17,16 +15,14 @@ namespace chorus::cli {
 
 namespace {
 
+// The synthesizer's own link assignment (and, for the unaware model, routed alpha-beta costs), not shortest paths.
 Time simulate(const Topology& topology, const SynthResult& r, NetworkModelKind model) {
-  switch (model) {
-    case NetworkModelKind::Unaware:
-      return run_unaware(r.schedule, RoutedCost(topology)).makespan;
-    case NetworkModelKind::Aware:
-      return run_aware(r.schedule, SynthRoutes(topology, r), false).makespan;
-    case NetworkModelKind::Flow:
-      return run_flow(r.schedule, SynthRoutes(topology, r)).makespan;
-  }
-  return Time::zero();
+  const SynthRoutes routes(topology, r);
+  const RoutedCost cost(topology);
+  NetworkRunOptions options;
+  options.routes = &routes;
+  options.cost = &cost;
+  return network_models().get(model).run(r.schedule, topology, options).makespan;
 }
 
 double ns(Time t) {
