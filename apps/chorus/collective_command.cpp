@@ -17,6 +17,7 @@
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
+#include "chorus/network/model_registry.hpp"
 #include "chorus/sim/collective_run.hpp"
 #include "chorus/sim/default_chunks.hpp"
 #include "collective_synth.hpp"
@@ -131,7 +132,8 @@ Evaluation parse_evaluation(const std::string& text) {
 void run(const CollectiveOptions& o) {
   const auto model = parse_network_model(o.model);
   if (!model)
-    throw Error("", "--model", fmt::format("unknown network model '{}'; expected unaware, aware or flow", o.model));
+    throw Error("", "--model",
+                fmt::format("unknown network model '{}'; expected one of {}", o.model, network_models().names()));
   const Topology topology = make_topology(o.topology);
   const CollectiveKind kind = parse_kind(o.collective);
   const Bytes given = parse_size(o.size, "--size");
@@ -261,7 +263,7 @@ void register_collective_command(CLI::App& app) {
   cmd->add_option("--reduction-bandwidth", options->reduction_bandwidth,
                   "local memory bandwidth for reductions, e.g. 1600GB/s (default: free)");
   cmd->add_option("--evaluation", options->evaluation, "auto | symmetric | schedule (default auto)");
-  cmd->add_option("--model", options->model, "network model: unaware (default) | aware | flow");
+  cmd->add_option("--model", options->model, network_models().help());
   cmd->add_option("--link-stats", options->link_stats, "write per-link statistics (aware, flow) to this CSV file");
   cmd->add_flag("--json", options->json, "print one JSON object");
   cmd->callback([options, cmd] {

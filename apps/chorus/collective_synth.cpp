@@ -6,8 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "chorus/network/aware_model.hpp"
-#include "chorus/network/flow_model.hpp"
+#include "chorus/network/model_registry.hpp"
 #include "chorus/synth/synth_routes.hpp"
 #include "chorus/synth/synth_unaware.hpp"
 #include "chorus/synth/verify.hpp"
@@ -17,16 +16,16 @@ namespace chorus::cli {
 
 namespace {
 
+// The synthesizer's own link assignment, not shortest paths.
 Time simulate(const Topology& topology, const SynthResult& r, NetworkModelKind model) {
-  switch (model) {
-    case NetworkModelKind::Unaware:
-      return synth_unaware_time(topology, r);
-    case NetworkModelKind::Aware:
-      return run_aware(r.schedule, SynthRoutes(topology, r), false).makespan;
-    case NetworkModelKind::Flow:
-      return run_flow(r.schedule, SynthRoutes(topology, r)).makespan;
-  }
-  return Time::zero();
+  // Synthesized transfers are single hops that may start or end at a switch; under the unaware model each pays
+  // its own link (NPU-to-NPU routed costs have no route to a switch).
+  if (model == NetworkModelKind::Unaware)
+    return synth_unaware_time(topology, r);
+  const SynthRoutes routes(topology, r);
+  NetworkRunOptions options;
+  options.routes = &routes;
+  return network_models().get(model).run(r.schedule, topology, options).makespan;
 }
 
 double ns(Time t) {

@@ -19,6 +19,7 @@
 
 #include "chorus/astra/system_config.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/network/model_registry.hpp"
 #include "chorus/runtime/reports.hpp"
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/workload/workload.hpp"
@@ -71,7 +72,7 @@ void add_options(CLI::App& cmd, SimOptions& o) {
   cmd.add_option("--memory,--remote-memory-configuration", o.memory, "ASTRA-sim remote-memory JSON (MEM nodes)");
   cmd.add_option("--comm-groups,--comm-group-configuration", o.comm_groups,
                  "communicator groups JSON {\"<pg_name>\": [npu, ...]}");
-  cmd.add_option("--model", o.model, "network model: unaware (default) | aware | flow");
+  cmd.add_option("--model", o.model, network_models().help());
   cmd.add_option("--out", o.out, "write summary.json, collectives.csv, timeline.json and (aware, flow) links.csv here");
   cmd.add_flag("--no-resource-limits", o.no_resource_limits,
                "let any number of compute and communication nodes run at once on an NPU");
@@ -112,7 +113,7 @@ void warn_below_bound(const RunReport& report, NetworkModelKind model) {
     return;
   // Only the unaware model ignores contention outright; under aware and flow a subgroup's logical ring can hide
   // hops that share a physical link.
-  const std::string why = model == NetworkModelKind::Unaware
+  const std::string why = !network_models().get(model).info().contention
                               ? "the unaware model ignores link contention; --model flow accounts for it"
                               : "subgroups are timed on a logical ring of their members (docs/workload.md)";
   std::cerr << fmt::format("warning: {} of {} collectives finish faster than their physical lower bound: {}\n", below,
@@ -122,8 +123,9 @@ void warn_below_bound(const RunReport& report, NetworkModelKind model) {
 void run(const SimOptions& o) {
   const auto model = parse_network_model(o.model);
   if (!model)
-    throw Error("", "--model", fmt::format("unknown network model '{}'; expected unaware, aware or flow", o.model));
-  if (o.contention && *model != NetworkModelKind::Flow)
+    throw Error("", "--model",
+                fmt::format("unknown network model '{}'; expected one of {}", o.model, network_models().names()));
+  if (o.contention && !network_models().get(*model).info().fair_sharing)
     throw Error("", "--contention", fmt::format("needs --model flow (got {})", o.model));
   const Topology topology = make_topology(o.topology);
   std::optional<AstraSystemConfig> system;

@@ -100,6 +100,7 @@ class ClassRoutes final : public ResourceRoutes {
 
  private:
   const Topology& topology_;
+
  public:
   // The class of a physical link of the topology, or nullopt for links of Mesh dimensions.
   std::optional<uint32_t> class_of(LinkId link) const {
@@ -112,10 +113,14 @@ class ClassRoutes final : public ResourceRoutes {
         const Dimension& dim = topology_.dimensions()[d];
         const uint32_t offset = (b + dim.size - a) % dim.size;
         switch (dim.kind) {
-          case BlockKind::Ring: return first_[d] + (offset == 1 ? 0 : 1);
-          case BlockKind::UniRing: return first_[d];
-          case BlockKind::FullyConnected: return first_[d] + offset;
-          default: return std::nullopt;
+          case BlockKind::Ring:
+            return first_[d] + (offset == 1 ? 0 : 1);
+          case BlockKind::UniRing:
+            return first_[d];
+          case BlockKind::FullyConnected:
+            return first_[d] + offset;
+          default:
+            return std::nullopt;
         }
       }
       return std::nullopt;
@@ -230,7 +235,7 @@ bool can_simulate_contention_symmetrically(const CollectivePlan& plan, const Top
 }
 
 SymmetricContentionResult simulate_symmetric_contention(const CollectivePlan& plan, const Topology& topology,
-                                                        NetworkModelKind model, bool astra_rounding) {
+                                                        ContentionDiscipline discipline, bool astra_rounding) {
   CHORUS_ASSERT(can_simulate_contention_symmetrically(plan, topology), "plan is not symmetric on '{}'",
                 topology.name());
   ClassRoutes routes(topology);
@@ -238,7 +243,7 @@ SymmetricContentionResult simulate_symmetric_contention(const CollectivePlan& pl
   SymmetricContentionResult result;
   result.representative_transfers = schedule.transfer_count();
   LinkStats class_stats;
-  if (model == NetworkModelKind::Flow) {
+  if (discipline == ContentionDiscipline::MaxMinFair) {
     FlowRunResult r = run_flow(schedule, routes);
     result.makespan = r.makespan;
     result.events = r.events;

@@ -11,11 +11,15 @@
 // The tests check that this gives the same times as the full schedule.
 #pragma once
 
+#include <cstdint>
+
 #include "chorus/collective/hierarchical.hpp"
 #include "chorus/network/link_stats.hpp"
-#include "chorus/sim/collective_run.hpp"
 
 namespace chorus {
+
+// How the representative transfers share a link class: as the aware model does, or as the flow model does.
+enum class ContentionDiscipline : uint8_t { StoreAndForward, MaxMinFair };
 
 bool can_simulate_contention_symmetrically(const CollectivePlan& plan, const Topology& topology);
 
@@ -28,6 +32,6 @@ struct SymmetricContentionResult {
 };
 
 SymmetricContentionResult simulate_symmetric_contention(const CollectivePlan& plan, const Topology& topology,
-                                                        NetworkModelKind model, bool astra_rounding);
+                                                        ContentionDiscipline discipline, bool astra_rounding);
 
 }  // namespace chorus

@@ -3,9 +3,10 @@
 // Each collective is first timed in isolation (CollectiveTimer) and mapped onto the physical links it uses
 // (LinkUsage): it needs bytes_l / T_isolated of link l's bandwidth on average to progress at its isolated speed.
 // While collectives overlap, each progresses at a fraction x_c <= 1 of that speed, with the fractions max-min fair
-// under sum_c x_c * bytes_cl / T_c <= bandwidth_l on every link (progressive filling, as the flow model shares a
-// link among flows, one level higher). A collective alone gets x = 1 and ends exactly when it would in isolation;
-// rates are recomputed when one starts or ends, for the collectives linked to it through shared links only.
+// under sum_c x_c * bytes_cl / T_c <= bandwidth_l on every link: the flow model's max-min solver
+// (network/flow/maxmin.hpp) with collectives as weighted flows (weight bytes_cl / T_c on link l) and x_c capped
+// at 1 by a private resource of capacity 1. A collective alone gets x = 1 and ends exactly when it would in
+// isolation; rates are recomputed when one starts or ends, for the collectives linked to it through shared links.
 // It is a fluid approximation: demands are averages over the collective's duration, so bursts that would
 // collide inside it are not seen; point-to-point messages do not take part.
 //
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "chorus/core/units.hpp"
+#include "chorus/network/flow/maxmin.hpp"
 #include "chorus/topology/topology.hpp"
 
 namespace chorus {
@@ -43,30 +45,21 @@ class CollectiveContention {
 
  private:
   struct Active {
-    double remaining_ps = 0;                          // of isolated time
-    double rate = 1;                                  // fraction of the isolated speed
-    Time last;                                        // when remaining_ps was last advanced
-    std::vector<std::pair<uint32_t, double>> demand;  // (link, bytes/s at isolated speed)
+    double remaining_ps = 0;  // of isolated time
+    double rate = 1;          // fraction of the isolated speed
+    Time last;                // when remaining_ps was last advanced
     uint32_t version = 0;
     bool live = false;
   };
 
-  void component(const std::vector<std::pair<uint32_t, double>>& seeds);
-  void advance(Time now);
-  void share();
-  void publish(Time now, const std::vector<double>& old_rates, int64_t fresh);
-  void detach(uint32_t id);
+  void update(Time now, int64_t fresh);
 
-  std::vector<double> capacity_;              // bytes/s per link
-  std::vector<std::vector<uint32_t>> users_;  // live collectives per link
-  std::vector<Active> active_;
-  std::vector<uint32_t> free_;
-  std::vector<uint32_t> group_;  // the component being recomputed
-  std::vector<uint32_t> seen_collective_;
-  std::vector<uint32_t> seen_link_;
-  std::vector<double> used_;  // per link: capacity taken by frozen collectives (scratch of share())
-  std::vector<double> want_;  // per link: demand of the unfrozen ones (scratch of share())
-  uint32_t stamp_ = 0;
+  MaxMinSystem system_;              // resources: the links, then one rate cap per collective slot
+  std::vector<uint32_t> cap_;        // per collective id: its cap resource
+  std::vector<Active> active_;       // per collective id (= its flow in system_)
+  std::vector<uint32_t> changed_;    // scratch of update()
+  std::vector<uint32_t> resources_;  // scratch of start()
+  std::vector<double> weights_;      // scratch of start()
   std::vector<EndChange> changes_;
 };
 

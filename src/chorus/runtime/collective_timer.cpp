@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "chorus/core/error.hpp"
+#include "chorus/network/model_registry.hpp"
 #include "chorus/topology/generators.hpp"
 
 namespace chorus {
@@ -65,7 +66,7 @@ TimedCollective CollectiveTimer::run(CommType type, int64_t bytes, const Topolog
   }
   // The aware and flow evaluators (symmetric or full schedule) track links as they go: ask for the statistics
   // in the one run that times the collective rather than running it again.
-  run_options.collect_link_stats = options_.link_stats && options_.model != NetworkModelKind::Unaware;
+  run_options.collect_link_stats = options_.link_stats && network_models().get(options_.model).info().link_stats;
   CollectiveRunResult result = run_collective(topology, collective, run_options);
   TimedCollective timed{result.time, algorithm_label(result.plan), size, std::move(result.links), {}};
   if (timed.links && !whole_network) {

@@ -16,6 +16,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/progress.hpp"
 #include "chorus/network/message_cost.hpp"
+#include "chorus/network/model_registry.hpp"
 #include "chorus/runtime/collective_contention.hpp"
 #include "chorus/runtime/collective_timer.hpp"
 #include "chorus/runtime/group_bound.hpp"
@@ -203,9 +204,11 @@ class Runtime {
   }
 
  private:
-  bool wants_contention() const { return options_.contention && options_.model == NetworkModelKind::Flow; }
+  bool wants_contention() const {
+    return options_.contention && network_models().get(options_.model).info().fair_sharing;
+  }
   bool wants_links() const {
-    return (options_.link_stats || wants_contention()) && options_.model != NetworkModelKind::Unaware;
+    return (options_.link_stats || wants_contention()) && network_models().get(options_.model).info().link_stats;
   }
 
   void check_inputs() const {

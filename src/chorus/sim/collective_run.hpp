@@ -1,7 +1,8 @@
-// Runs one collective on a topology under the congestion-unaware model and reports its time.
+// Runs one collective on a topology under a network model (model_registry.hpp) and reports its time.
 //
 // The recipe: plan the chunks and phases (plan_collective), then either evaluate the plan symmetrically
 // (exact and fast on symmetric dimensions) or build the whole Schedule and run it through the network model.
+// The model decides whether a symmetric evaluation applies (NetworkModel::can_run_symmetric).
 // Evaluation::Auto picks the symmetric path when it applies.
 //
 //   CollectiveRunResult r = run_collective(topology, {CollectiveKind::AllReduce, Bytes::mib(64), n}, options);
@@ -14,18 +15,12 @@
 
 #include "chorus/collective/hierarchical.hpp"
 #include "chorus/network/link_stats.hpp"
+#include "chorus/network/model_registry.hpp"
 #include "chorus/topology/topology.hpp"
 
 namespace chorus {
 
 enum class Evaluation : uint8_t { Auto, Symmetric, Schedule };
-
-// unaware: no contention; aware: store-and-forward, one message per link at a time (ASTRA-sim's congestion-aware);
-// flow: links shared max-min fairly among the flows crossing them.
-enum class NetworkModelKind : uint8_t { Unaware, Aware, Flow };
-
-std::string to_string(NetworkModelKind kind);
-std::optional<NetworkModelKind> parse_network_model(std::string_view text);
 
 struct CollectiveRunOptions {
   CollectivePlanConfig plan;

@@ -26,6 +26,7 @@ uint32_t MaxMinSystem::add_flow(std::span<const uint32_t> resources) {
   Flow& f = flows_[id];
   f.resources.assign(resources.begin(), resources.end());
   f.slot.resize(resources.size());
+  f.weights.clear();
   f.rate = 0;
   f.active = true;
   for (size_t i = 0; i < resources.size(); ++i) {
@@ -34,6 +35,14 @@ uint32_t MaxMinSystem::add_flow(std::span<const uint32_t> resources) {
     r.flows.push_back(id);
     dirty_.push_back(resources[i]);
   }
+  return id;
+}
+
+uint32_t MaxMinSystem::add_flow(std::span<const uint32_t> resources, std::span<const double> weights) {
+  CHORUS_ASSERT(weights.size() == resources.size(), "{} weights for {} resources", weights.size(), resources.size());
+  const uint32_t id = add_flow(resources);
+  flows_[id].weights.assign(weights.begin(), weights.end());
+  weighted_ = true;
   return id;
 }
 
@@ -107,9 +116,21 @@ void MaxMinSystem::water_fill(const std::vector<uint32_t>& resources, const std:
     Resource& res = resources_[r];
     res.remaining = res.capacity;
     res.unfrozen = static_cast<uint32_t>(res.flows.size());
+    res.load = 0;
     ++res.version;
-    if (res.unfrozen > 0)
-      heap.push({res.remaining / res.unfrozen, r, res.version});
+    if (!weighted_ && res.unfrozen > 0)
+      heap.push({share(res), r, res.version});
+  }
+  if (weighted_) {  // loads first, then the shares they give
+    for (uint32_t f : flows) {
+      for (size_t i = 0; i < flows_[f].resources.size(); ++i)
+        resources_[flows_[f].resources[i]].load += weight(flows_[f], i);
+    }
+    for (uint32_t r : resources) {
+      const Resource& res = resources_[r];
+      if (res.unfrozen > 0)
+        heap.push({share(res), r, res.version});
+    }
   }
   std::vector<double> old_rate(flows.size());
   for (size_t i = 0; i < flows.size(); ++i) {
@@ -122,20 +143,23 @@ void MaxMinSystem::water_fill(const std::vector<uint32_t>& resources, const std:
     Resource& bottleneck = resources_[top.resource];
     if (top.version != bottleneck.version || bottleneck.unfrozen == 0)
       continue;
-    const double share = std::max(0.0, top.share);
+    const double level = std::max(0.0, top.share);
     for (uint32_t f : bottleneck.flows) {
       Flow& flow = flows_[f];
       if (flow.frozen)
         continue;
       flow.frozen = true;
-      flow.rate = share;
-      for (uint32_t q : flow.resources) {
+      flow.rate = level;
+      for (size_t i = 0; i < flow.resources.size(); ++i) {
+        const uint32_t q = flow.resources[i];
         Resource& res = resources_[q];
-        res.remaining = std::max(0.0, res.remaining - share);
+        const double w = weight(flow, i);
+        res.remaining = std::max(0.0, res.remaining - w * level);
+        res.load -= w;
         --res.unfrozen;
         ++res.version;
         if (res.unfrozen > 0)
-          heap.push({res.remaining / res.unfrozen, q, res.version});
+          heap.push({share(res), q, res.version});
       }
     }
   }
