@@ -48,7 +48,7 @@ int report(std::string_view message, int status) {
 int main(int argc, char** argv) {
   CLI::App app{"chorus: simulate, bound and design collective communication for distributed ML platforms"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "chorus 0.1.0");
+  chorus::cli::register_cli_docs(app);  // --version, hidden --generate man|bash-completion
   chorus::cli::register_collective_command(app);
   chorus::cli::register_bound_command(app);
   chorus::cli::register_llm_command(app);
