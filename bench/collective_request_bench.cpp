@@ -27,3 +27,5 @@ BENCHMARK(bm_tiny_ring8_all_reduce_request)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace chorus
+
+BENCHMARK_MAIN();
