@@ -16,6 +16,9 @@ from ._chorus import InputError, Topology
 
 __version__ = _chorus.__version__
 
+InputError.__doc__ = """A malformed input (a ValueError): ``file`` (may be ''), ``field`` and ``message`` say where and what."""
+Topology.__doc__ = """A network of NPUs, switches and directed links; build one with Topology.load(...)."""
+
 __all__ = ["InputError", "Topology", "CollectiveResult", "SynthResult", "SimResult", "collective", "bound", "synth",
            "sim", "llm", "netopt", "__version__"]
 

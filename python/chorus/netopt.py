@@ -6,12 +6,14 @@ from . import _chorus
 
 
 def _list(value):
+    """None, one string or a list of strings as a list."""
     if value is None:
         return []
     return [value] if isinstance(value, str) else list(value)
 
 
 def _units(value):
+    """None, one unit string or a list of them as one comma-separated string ('' for None)."""
     if value is None:
         return ""
     return value if isinstance(value, str) else ",".join(str(v) for v in value)

@@ -108,23 +108,25 @@ py::object bound(const Topology& topology, const std::string& kind_text, const s
 }  // namespace
 
 void register_collectives(py::module_& m) {
-  m.def("_collective",
-        [](const Topology& topology, const std::string& kind, const std::string& size, const std::string& model,
-           const std::string& system, const std::string& algorithm, const std::string& composition, uint32_t splits,
-           uint32_t active_chunks, const std::string& endpoint_delay, const std::string& reduction_bandwidth,
-           const std::string& evaluation, const std::string& link_stats, std::optional<uint32_t> chunks, uint64_t seed,
-           const std::string& priority, const std::vector<uint32_t>& npus,
-           const std::vector<std::pair<uint32_t, uint32_t>>& fail_links, const std::vector<uint32_t>& fail_npus,
-           uint32_t root) {
-          const CollectiveArgs a{model,         system,         algorithm,           composition, splits,
-                                 active_chunks, endpoint_delay, reduction_bandwidth, evaluation,  link_stats};
-          if (algorithm != "synth")
-            return collective(topology, kind, size, a, nullptr);
-          const SynthOptions s = synth_options(collective_kind(kind), parse_size(size, "size"), chunks, seed, priority,
-                                               npus, fail_links, fail_npus, root);
-          return collective(topology, kind, size, a, &s);
-        });
-  m.def("_bound", &bound);
+  m.def(
+      "_collective",
+      [](const Topology& topology, const std::string& kind, const std::string& size, const std::string& model,
+         const std::string& system, const std::string& algorithm, const std::string& composition, uint32_t splits,
+         uint32_t active_chunks, const std::string& endpoint_delay, const std::string& reduction_bandwidth,
+         const std::string& evaluation, const std::string& link_stats, std::optional<uint32_t> chunks, uint64_t seed,
+         const std::string& priority, const std::vector<uint32_t>& npus,
+         const std::vector<std::pair<uint32_t, uint32_t>>& fail_links, const std::vector<uint32_t>& fail_npus,
+         uint32_t root) {
+        const CollectiveArgs a{model,         system,         algorithm,           composition, splits,
+                               active_chunks, endpoint_delay, reduction_bandwidth, evaluation,  link_stats};
+        if (algorithm != "synth")
+          return collective(topology, kind, size, a, nullptr);
+        const SynthOptions s = synth_options(collective_kind(kind), parse_size(size, "size"), chunks, seed, priority,
+                                             npus, fail_links, fail_npus, root);
+        return collective(topology, kind, size, a, &s);
+      },
+      "Run one collective (use chorus.collective).");
+  m.def("_bound", &bound, "Lower bounds of a collective (use chorus.bound).");
 }
 
 }  // namespace chorus::python

@@ -86,14 +86,22 @@ py::object released(Work work) {
 }  // namespace
 
 void register_llm(py::module_& m) {
-  m.def("_llm_run", [](const std::string& model, const std::string& system, const std::string& exec, bool bug) {
-    return released([&] { return run(model, system, exec, bug); });
-  });
-  m.def("_llm_search", [](const std::string& model, const std::string& system, int64_t gpus, int64_t max_batch, int top,
-                          int threads, const std::string& datatype, bool prune) {
-    return released([&] { return search(model, system, gpus, max_batch, top, threads, datatype, prune); });
-  });
-  m.def("_llm_validate", [](const std::string& system) { return released([&] { return validate(system); }); });
+  m.def(
+      "_llm_run",
+      [](const std::string& model, const std::string& system, const std::string& exec, bool bug) {
+        return released([&] { return run(model, system, exec, bug); });
+      },
+      "Time one execution (use chorus.llm.run).");
+  m.def(
+      "_llm_search",
+      [](const std::string& model, const std::string& system, int64_t gpus, int64_t max_batch, int top, int threads,
+         const std::string& datatype, bool prune) {
+        return released([&] { return search(model, system, gpus, max_batch, top, threads, datatype, prune); });
+      },
+      "Search strategies (use chorus.llm.search).");
+  m.def(
+      "_llm_validate", [](const std::string& system) { return released([&] { return validate(system); }); },
+      "Validate the planner (use chorus.llm.validate).");
 }
 
 }  // namespace chorus::python

@@ -111,21 +111,23 @@ nlohmann::json optimize_network(const NetoptArgs& a) {
 }  // namespace
 
 void register_netopt(py::module_& m) {
-  m.def("_netopt",
-        [](const std::string& network, const std::string& cost, const std::string& workload, const std::string& comm,
-           const std::vector<std::string>& budgets, const std::vector<std::string>& constraints,
-           const std::string& objective, const std::string& time_target, const std::string& min_bw,
-           const std::string& max_bw, const std::string& latency, const std::string& loop, bool block_factors,
-           bool cross_check, uint32_t splits) {
-          const NetoptArgs a{network, cost,   workload, comm, budgets,       constraints, objective, time_target,
-                             min_bw,  max_bw, latency,  loop, block_factors, cross_check, splits};
-          nlohmann::json j;
-          {
-            py::gil_scoped_release release;
-            j = optimize_network(a);
-          }
-          return to_python(j);
-        });
+  m.def(
+      "_netopt",
+      [](const std::string& network, const std::string& cost, const std::string& workload, const std::string& comm,
+         const std::vector<std::string>& budgets, const std::vector<std::string>& constraints,
+         const std::string& objective, const std::string& time_target, const std::string& min_bw,
+         const std::string& max_bw, const std::string& latency, const std::string& loop, bool block_factors,
+         bool cross_check, uint32_t splits) {
+        const NetoptArgs a{network, cost,   workload, comm, budgets,       constraints, objective, time_target,
+                           min_bw,  max_bw, latency,  loop, block_factors, cross_check, splits};
+        nlohmann::json j;
+        {
+          py::gil_scoped_release release;
+          j = optimize_network(a);
+        }
+        return to_python(j);
+      },
+      "Optimise bandwidths (use chorus.netopt.optimize).");
 }
 
 }  // namespace chorus::python

@@ -65,13 +65,15 @@ py::object sim(const Topology& topology, const SimArgs& a) {
 }  // namespace
 
 void register_sim(py::module_& m) {
-  m.def("_sim",
-        [](const Topology& topology, const std::string& workload, const std::string& system, const std::string& memory,
-           const std::string& comm_groups, const std::string& model, const std::string& out, bool resource_limits,
-           bool contention, bool timeline, bool bounds, double injection_scale) {
-          return sim(topology, SimArgs{workload, system, memory, comm_groups, model, out, resource_limits, contention,
-                                       timeline, bounds, injection_scale});
-        });
+  m.def(
+      "_sim",
+      [](const Topology& topology, const std::string& workload, const std::string& system, const std::string& memory,
+         const std::string& comm_groups, const std::string& model, const std::string& out, bool resource_limits,
+         bool contention, bool timeline, bool bounds, double injection_scale) {
+        return sim(topology, SimArgs{workload, system, memory, comm_groups, model, out, resource_limits, contention,
+                                     timeline, bounds, injection_scale});
+      },
+      "Run a workload (use chorus.sim).");
 }
 
 }  // namespace chorus::python

@@ -111,27 +111,36 @@ nlohmann::json record(const SynthRun& run) {
 
 void register_synth(py::module_& m) {
   py::class_<SynthRun>(m, "_SynthRun")
-      .def("record", [](const SynthRun& r) { return to_python(record(r)); })
-      .def("msccl_xml", [](const SynthRun& r, const std::string& name) { return msccl_xml(r.result, name); })
-      .def("verify", [](const SynthRun& r) {
-        SynthCheck check;
-        {
-          py::gil_scoped_release release;
-          check = check_synthesis(*r.topology, r.result);
-        }
-        py::dict d;
-        d["verified"] = check.ok;
-        d["aware_ns"] = ns(check.aware_time);
-        d["verify_error"] = check.ok ? py::object(py::none()) : py::object(py::str(check.problem));
-        return d;
-      });
-  m.def("_synth", [](const Topology& topology, const std::string& kind, const std::string& size,
-                     std::optional<uint32_t> chunks, uint64_t seed, const std::string& priority,
-                     const std::vector<uint32_t>& npus, const std::vector<std::pair<uint32_t, uint32_t>>& fail_links,
-                     const std::vector<uint32_t>& fail_npus, uint32_t root) {
-    return run(topology, synth_options(collective_kind(kind), parse_size(size, "size"), chunks, seed, priority, npus,
-                                       fail_links, fail_npus, root));
-  });
+      .def(
+          "record", [](const SynthRun& r) { return to_python(record(r)); }, "The record of `chorus synth --json`.")
+      .def(
+          "msccl_xml", [](const SynthRun& r, const std::string& name) { return msccl_xml(r.result, name); },
+          "The algorithm as MSCCL XML text.")
+      .def(
+          "verify",
+          [](const SynthRun& r) {
+            SynthCheck check;
+            {
+              py::gil_scoped_release release;
+              check = check_synthesis(*r.topology, r.result);
+            }
+            py::dict d;
+            d["verified"] = check.ok;
+            d["aware_ns"] = ns(check.aware_time);
+            d["verify_error"] = check.ok ? py::object(py::none()) : py::object(py::str(check.problem));
+            return d;
+          },
+          "Check the schedule: a dict with verified, aware_ns, verify_error.");
+  m.def(
+      "_synth",
+      [](const Topology& topology, const std::string& kind, const std::string& size, std::optional<uint32_t> chunks,
+         uint64_t seed, const std::string& priority, const std::vector<uint32_t>& npus,
+         const std::vector<std::pair<uint32_t, uint32_t>>& fail_links, const std::vector<uint32_t>& fail_npus,
+         uint32_t root) {
+        return run(topology, synth_options(collective_kind(kind), parse_size(size, "size"), chunks, seed, priority,
+                                           npus, fail_links, fail_npus, root));
+      },
+      "Synthesize a collective (use chorus.synth).");
 }
 
 }  // namespace chorus::python

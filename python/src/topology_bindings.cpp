@@ -25,11 +25,12 @@ Topology load(const std::string& network, const std::string& spec, const std::ve
 
 void register_topology(py::module_& m) {
   py::class_<Topology>(m, "Topology")
-      .def_static("_load", &load, py::arg("network"), py::arg("spec"), py::arg("bandwidths"), py::arg("latencies"))
-      .def_property_readonly("name", &Topology::name)
-      .def_property_readonly("npu_count", &Topology::npu_count)
-      .def_property_readonly("node_count", &Topology::node_count)
-      .def_property_readonly("link_count", &Topology::link_count)
+      .def_static("_load", &load, "Load a topology (use chorus.Topology.load).", py::arg("network"), py::arg("spec"),
+                  py::arg("bandwidths"), py::arg("latencies"))
+      .def_property_readonly("name", &Topology::name, "The topology's name (its spec or file).")
+      .def_property_readonly("npu_count", &Topology::npu_count, "Number of NPUs.")
+      .def_property_readonly("node_count", &Topology::node_count, "Number of nodes (NPUs and switches).")
+      .def_property_readonly("link_count", &Topology::link_count, "Number of directed links.")
       .def("__repr__", [](const Topology& t) {
         return "<chorus.Topology " + t.name() + ": " + std::to_string(t.npu_count()) + " NPUs, " +
                std::to_string(t.node_count()) + " nodes, " + std::to_string(t.link_count()) + " links>";
