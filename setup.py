@@ -1,0 +1,67 @@
+"""pip install . : builds the chorus Python module (the CMake target chorus_python) and installs the package.
+
+Offline on Debian: pybind11 (pybind11-dev), python3-dev and the C++ build dependencies come from apt
+(scripts/install-deps.sh); `pip install --no-build-isolation --no-index .` needs nothing else. See docs/python.md.
+"""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent
+
+
+def project_version():
+    """The version in CMakeLists.txt's project() line, so Python and C++ report the same one."""
+    text = (ROOT / "CMakeLists.txt").read_text()
+    return re.search(r"project\(chorus VERSION ([0-9.]+)", text).group(1)
+
+
+class CMakeExtension(Extension):
+    """An extension that CMake builds; setuptools only knows its name."""
+
+    def __init__(self, name):
+        super().__init__(name, sources=[])
+
+
+class CMakeBuild(build_ext):
+    """Configures the repository with CMake (no tests, no benchmarks) and builds only the module target."""
+
+    def build_extension(self, ext):
+        target_dir = Path(self.get_ext_fullpath(ext.name)).resolve().parent
+        # CHORUS_BUILD_DIR: reuse an existing CMake build directory (e.g. the developer's build/) instead of a
+        # fresh one under build_temp, so the library is not compiled twice.
+        build_dir = Path(os.environ.get("CHORUS_BUILD_DIR") or Path(self.build_temp) / "cmake").resolve()
+        build_dir.mkdir(parents=True, exist_ok=True)
+        configure = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
+                     "-DCHORUS_BUILD_PYTHON=ON", "-DCHORUS_BUILD_TESTS=OFF", "-DCHORUS_BUILD_BENCH=OFF",
+                     "-DCHORUS_SIMGRID_CROSSCHECK=OFF", f"-DPython3_EXECUTABLE={sys.executable}"]
+        if subprocess.run(["ninja", "--version"], capture_output=True).returncode == 0:
+            configure += ["-G", "Ninja"]
+        if not (build_dir / "CMakeCache.txt").exists():  # a reused build directory keeps its own configuration
+            subprocess.run(configure, check=True)
+        jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
+        subprocess.run(["cmake", "--build", str(build_dir), "--target", "chorus_python", "--parallel", jobs],
+                       check=True)
+        built = next((build_dir / "python" / "chorus").glob("_chorus*.so"))
+        target_dir.mkdir(parents=True, exist_ok=True)
+        self.copy_file(str(built), str(target_dir / built.name))
+
+
+setup(
+    name="chorus",
+    version=project_version(),
+    description="Collective communication and distributed ML training simulation (Python bindings)",
+    packages=["chorus"],
+    package_dir={"": "python"},
+    package_data={"chorus": ["*.pyi", "py.typed"]},
+    ext_modules=[CMakeExtension("chorus._chorus")],
+    cmdclass={"build_ext": CMakeBuild},
+    python_requires=">=3.9",
+    zip_safe=False,
+)

@@ -1,0 +1,46 @@
+// One collective as a user asks for it (the options of `chorus collective`, as text) and its record: the object
+// `chorus collective --json` prints. One place builds that record, for the CLI and the Python module alike.
+//
+//   CollectiveRequest q{CollectiveKind::AllGather, Bytes::gib(1)};
+//   q.algorithm = "ring";
+//   nlohmann::json record = run_collective_request(topology, q).record;   // record["time_ns"], ["bound_ns"], ...
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "chorus/network/link_stats.hpp"
+#include "chorus/sim/collective_run.hpp"
+#include "chorus/synth/synthesize.hpp"
+
+namespace chorus {
+
+struct CollectiveRequest {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  Bytes size;                     // NCCL size; with `system`, ASTRA-sim's comm_size (All-Gather: per NPU)
+  std::string model = "unaware";  // unaware | aware | flow
+  std::string system;             // ASTRA-sim system JSON: compatibility mode (sets algorithm and chunking)
+  std::string algorithm;          // "ring", a comma list per dimension, or "synth"; empty: ring
+  std::string composition;        // localBWAware (default) | baseline
+  uint32_t splits = 1;
+  uint32_t active_chunks = 1;
+  std::string endpoint_delay;       // e.g. "10ns"; empty: none
+  std::string reduction_bandwidth;  // e.g. "1600GB/s"; empty: free
+  std::string evaluation = "auto";  // auto | symmetric | schedule
+  bool collect_link_stats = false;
+  SynthOptions synth;              // algorithm "synth" only (kind and size are taken from above)
+  std::string flag_prefix = "--";  // errors name fields as "<prefix>algorithm": "--" on the CLI, "" in Python
+};
+
+struct CollectiveOutcome {
+  nlohmann::json record;           // the keys of `chorus collective --json`
+  Time time;                       // the simulated time (the record's time_ns, exactly)
+  std::optional<LinkStats> links;  // when collected (aware and flow)
+};
+
+// Throws chorus::Error naming the field of the request on a malformed value.
+CollectiveOutcome run_collective_request(const Topology& topology, const CollectiveRequest& request);
+
+}  // namespace chorus

@@ -1,0 +1,33 @@
+"""chorus.synth: a synthesized ring All-Gather against its closed form, its certificate and its MSCCL XML."""
+
+import unittest
+import xml.etree.ElementTree as ET
+
+import chorus
+
+
+class SynthTest(unittest.TestCase):
+    def test_unidirectional_ring_all_gather_reaches_the_closed_form(self):
+        # uniring:4, one chunk per NPU of D / 4 = 1 MB: every chunk must cross 3 links in turn, each link carries
+        # 3 chunks, so (p - 1) (alpha + (D / p) / B) = 3 * (1 us + 1e6 / 50e9 s) = 63 us is both the ring schedule
+        # and the bound on this topology.
+        r = chorus.synth("uniring:4", "all_gather", "4MB", bandwidth="50GB/s", latency="1us", chunks=1)
+        self.assertAlmostEqual(r.time_ns, 63000.0, places=6)
+        self.assertEqual(r.transfers, 12)  # 4 chunks x 3 hops
+        self.assertGreaterEqual(r.time_ns, r.bound_ns - 1e-6)
+        self.assertAlmostEqual(r.ratio, r.time_ns / r.bound_ns, places=12)
+        check = r.verify()
+        self.assertTrue(check["verified"], check)
+        self.assertIsNone(check["verify_error"])
+        xml = ET.fromstring(r.msccl_xml("ag4"))
+        self.assertEqual((xml.tag, xml.get("name"), xml.get("ngpus"), xml.get("coll")), ("algo", "ag4", "4", "allgather"))
+        self.assertEqual(len(xml.findall("gpu")), 4)
+
+    def test_bad_chunk_count_is_an_input_error(self):
+        with self.assertRaises(chorus.InputError) as caught:
+            chorus.synth("ring:8", "all_gather", "1MiB", bandwidth="50GB/s", latency="1us", chunks=0)
+        self.assertEqual(caught.exception.field, "chunks")
+
+
+if __name__ == "__main__":
+    unittest.main()
