@@ -113,7 +113,8 @@ class _Record:
 
     def __str__(self):
         fields = ", ".join(f"{k}={self._record[k]!r}" for k in ("collective", "topology", "algorithm", "time_ns",
-                                                                 "bound_ns", "ratio") if k in self._record)
+                                                                 "bound_ns", "ratio", "physically_feasible")
+                           if k in self._record)
         return f"{type(self).__name__}({fields})"
 
 
@@ -151,7 +152,7 @@ class SynthResult(_Record):
 
 
 def collective(topology=None, collective=None, size=None, *, bandwidth=None, latency=None, network=None,
-               algorithm=None, model="unaware", system=None, composition=None, splits=1, active_chunks=1,
+               algorithm=None, model="unaware", system=None, composition=None, splits=None, active_chunks=1,
                endpoint_delay=None, reduction_bandwidth=None, evaluation="auto", link_stats=None, chunks=None, seed=1,
                priority="auto", npus=None, fail_links=None, fail_npus=None, root=0):
     """Simulate one collective and compare it with its lower bound, as ``chorus collective`` does.
@@ -162,7 +163,10 @@ def collective(topology=None, collective=None, size=None, *, bandwidth=None, lat
     ``algorithm``: ring (default), direct, halvingDoubling, doubleBinaryTree, ..., a comma list per dimension, or
     'synth' (synthesize for this topology; then ``chunks``, ``seed``, ``priority``, ``npus``, ``fail_links``,
     ``fail_npus`` and ``root`` apply). ``model``: unaware | aware | flow. ``system``: an ASTRA-sim system JSON
-    (compatibility mode). ``link_stats``: write per-link statistics (aware, flow) to this CSV path.
+    (compatibility mode). ``splits``: chunks per collective (default: one, except Broadcast and Reduce, which
+    are pipelined with the chunk count that minimises the chain's time). ``physically_feasible`` in the result
+    is False when the time is below the lower bound (the unaware model ignores contention; use model='flow').
+    ``link_stats``: write per-link statistics (aware, flow) to this CSV path.
     Returns a CollectiveResult.
     """
     topo = _topology(topology, bandwidth, latency, network)

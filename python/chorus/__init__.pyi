@@ -35,6 +35,7 @@ class CollectiveResult:
     algbw_GBps: float
     busbw_GBps: float
     ratio: Optional[float]
+    physically_feasible: bool
     def __getattr__(self, name: str) -> Any: ...
     def __getitem__(self, key: str) -> Any: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -45,6 +46,7 @@ class SynthResult:
     ratio: float
     transfers: int
     chunks_per_npu: int
+    physically_feasible: bool
     def __getattr__(self, name: str) -> Any: ...
     def __getitem__(self, key: str) -> Any: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -64,7 +66,7 @@ TopologyArg = Union[Topology, PathLike, None]
 def collective(topology: TopologyArg = ..., collective: Optional[str] = ..., size: Optional[Size] = ..., *,
                bandwidth: Units = ..., latency: Units = ..., network: Optional[PathLike] = ...,
                algorithm: Optional[str] = ..., model: str = ..., system: Optional[PathLike] = ...,
-               composition: Optional[str] = ..., splits: int = ..., active_chunks: int = ...,
+               composition: Optional[str] = ..., splits: Optional[int] = ..., active_chunks: int = ...,
                endpoint_delay: Optional[str] = ..., reduction_bandwidth: Optional[str] = ..., evaluation: str = ...,
                link_stats: Optional[PathLike] = ..., chunks: Optional[int] = ..., seed: int = ..., priority: str = ...,
                npus: Optional[Iterable[int]] = ..., fail_links: Optional[Iterable[Tuple[int, int]]] = ...,

@@ -30,7 +30,8 @@ double ns(Time t) {
 
 struct CollectiveArgs {
   std::string model, system, algorithm, composition;
-  uint32_t splits = 1, active_chunks = 1;
+  std::optional<uint32_t> splits;
+  uint32_t active_chunks = 1;
   std::string endpoint_delay, reduction_bandwidth, evaluation, link_stats;
 };
 
@@ -111,7 +112,7 @@ void register_collectives(py::module_& m) {
   m.def(
       "_collective",
       [](const Topology& topology, const std::string& kind, const std::string& size, const std::string& model,
-         const std::string& system, const std::string& algorithm, const std::string& composition, uint32_t splits,
+         const std::string& system, const std::string& algorithm, const std::string& composition, std::optional<uint32_t> splits,
          uint32_t active_chunks, const std::string& endpoint_delay, const std::string& reduction_bandwidth,
          const std::string& evaluation, const std::string& link_stats, std::optional<uint32_t> chunks, uint64_t seed,
          const std::string& priority, const std::vector<uint32_t>& npus,

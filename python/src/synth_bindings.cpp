@@ -85,6 +85,7 @@ nlohmann::json record(const SynthRun& run) {
   j["ratio"] = run.bound.bound > Time::zero()
                    ? static_cast<double>(r.time.picoseconds()) / static_cast<double>(run.bound.bound.picoseconds())
                    : 0.0;
+  j["physically_feasible"] = r.time.picoseconds() >= run.bound.bound.picoseconds();  // as `chorus synth --json`
   j["synthesis_s"] = r.synthesis_s;
   j["bound_s"] = run.bound.seconds;
   j["transfers"] = r.schedule.transfer_count();

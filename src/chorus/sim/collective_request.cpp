@@ -12,11 +12,10 @@
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
-#include "chorus/network/aware_model.hpp"
-#include "chorus/network/flow_model.hpp"
-#include "chorus/network/message_cost.hpp"
-#include "chorus/network/unaware.hpp"
+#include "chorus/network/model_registry.hpp"
+#include "chorus/sim/default_chunks.hpp"
 #include "chorus/synth/synth_routes.hpp"
+#include "chorus/synth/synth_unaware.hpp"
 #include "chorus/synth/verify.hpp"
 
 namespace chorus {
@@ -52,11 +51,12 @@ CollectivePlanConfig native_plan(const CollectiveRequest& q) {
     throw Error("", flag(q, "composition"),
                 fmt::format("unknown composition '{}'; expected baseline or localBWAware", q.composition));
   }
-  if (q.splits == 0 || q.splits > 1'000'000)
-    throw Error("", flag(q, "splits"), fmt::format("is {}; must be 1 to 1000000", q.splits));
+  const uint32_t splits = q.splits.value_or(1);
+  if (splits == 0 || splits > 1'000'000)
+    throw Error("", flag(q, "splits"), fmt::format("is {}; must be 1 to 1000000", splits));
   if (q.active_chunks == 0 || q.active_chunks > 1'000'000)
     throw Error("", flag(q, "active-chunks"), fmt::format("is {}; must be 1 to 1000000", q.active_chunks));
-  config.splits = q.splits;
+  config.splits = splits;
   config.active_chunks = q.active_chunks;
   if (!q.endpoint_delay.empty())
     config.overheads.endpoint_delay = parse_time(q.endpoint_delay, flag(q, "endpoint-delay"));
@@ -78,16 +78,20 @@ Evaluation parse_evaluation(const CollectiveRequest& q) {
               fmt::format("unknown evaluation '{}'; expected auto, symmetric or schedule", q.evaluation));
 }
 
+// Synthesized transfers are single hops that may start or end at a switch: under the unaware model each pays its
+// own link; aware and flow follow the synthesizer's link assignment.
 Time simulate_synthesized(const Topology& topology, const SynthResult& r, NetworkModelKind model) {
-  switch (model) {
-    case NetworkModelKind::Unaware:
-      return run_unaware(r.schedule, RoutedCost(topology)).makespan;
-    case NetworkModelKind::Aware:
-      return run_aware(r.schedule, SynthRoutes(topology, r), false).makespan;
-    case NetworkModelKind::Flow:
-      return run_flow(r.schedule, SynthRoutes(topology, r)).makespan;
-  }
-  return Time::zero();
+  if (model == NetworkModelKind::Unaware)
+    return synth_unaware_time(topology, r);
+  const SynthRoutes routes(topology, r);
+  NetworkRunOptions options;
+  options.routes = &routes;
+  return network_models().get(model).run(r.schedule, topology, options).makespan;
+}
+
+// Feasible means time >= bound, compared exactly in integer picoseconds (a zero bound is always met).
+bool physically_feasible(Time time, Time bound) {
+  return time.picoseconds() >= bound.picoseconds();
 }
 
 // `--algorithm synth`: synthesize for this topology, then simulate the schedule under the model.
@@ -115,6 +119,7 @@ std::pair<nlohmann::json, Time> synth_record(const Topology& topology, const Col
   j["bound_ns"] = ns(bound.bound);
   j["ratio"] =
       bound.bound > Time::zero() ? static_cast<double>(simulated.picoseconds()) / bound.bound.picoseconds() : 0.0;
+  j["physically_feasible"] = physically_feasible(simulated, bound.bound);
   j["synthesis_s"] = r.synthesis_s;
   return {j, simulated};
 }
@@ -139,7 +144,7 @@ CollectiveOutcome run_collective_request(const Topology& topology, const Collect
   options.collect_link_stats = q.collect_link_stats;
   Collective collective{q.kind, q.size, topology.npu_count()};
   if (!q.system.empty()) {
-    if (!q.algorithm.empty() || !q.composition.empty() || q.splits != 1 || q.active_chunks != 1 ||
+    if (!q.algorithm.empty() || !q.composition.empty() || q.splits || q.active_chunks != 1 ||
         !q.endpoint_delay.empty() || !q.reduction_bandwidth.empty()) {
       throw Error("", flag(q, "system"), "the system file sets the algorithm, chunking and overheads; drop the others");
     }
@@ -151,6 +156,8 @@ CollectiveOutcome run_collective_request(const Topology& topology, const Collect
       collective.size = q.size * topology.npu_count();
   } else {
     options.plan = native_plan(q);
+    if (!q.splits)
+      options.plan.splits = default_splits(topology, collective, options.plan);
   }
   const auto started = std::chrono::steady_clock::now();
   CollectiveRunResult result = run_collective(topology, collective, options);
@@ -180,6 +187,7 @@ CollectiveOutcome run_collective_request(const Topology& topology, const Collect
   j["bandwidth_bound_ns"] = ns(bound.bandwidth_bound);
   j["latency_bound_ns"] = ns(bound.latency_bound);
   j["ratio"] = bound.bound > Time::zero() ? time_ns * 1e3 / static_cast<double>(bound.bound.picoseconds()) : 0.0;
+  j["physically_feasible"] = physically_feasible(result.time, bound.bound);
   j["wall_s"] = wall_s;
   if (result.events > 0) {
     j["events"] = result.events;

@@ -24,7 +24,7 @@ struct CollectiveRequest {
   std::string system;             // ASTRA-sim system JSON: compatibility mode (sets algorithm and chunking)
   std::string algorithm;          // "ring", a comma list per dimension, or "synth"; empty: ring
   std::string composition;        // localBWAware (default) | baseline
-  uint32_t splits = 1;
+  std::optional<uint32_t> splits;  // none: one chunk, except Broadcast/Reduce, pipelined (default_chunks.hpp)
   uint32_t active_chunks = 1;
   std::string endpoint_delay;       // e.g. "10ns"; empty: none
   std::string reduction_bandwidth;  // e.g. "1600GB/s"; empty: free
@@ -35,7 +35,7 @@ struct CollectiveRequest {
 };
 
 struct CollectiveOutcome {
-  nlohmann::json record;           // the keys of `chorus collective --json`
+  nlohmann::json record;           // the keys of `chorus collective --json`, physically_feasible included
   Time time;                       // the simulated time (the record's time_ns, exactly)
   std::optional<LinkStats> links;  // when collected (aware and flow)
 };
