@@ -96,6 +96,66 @@ TEST(HloCli, ReplicaGroupsThatDoNotFitNpusExitTwo) {
   std::remove(file.c_str());
 }
 
+const char* kGroupedAllReduce =
+    "HloModule r\n%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+    "  ROOT %s = f32[] add(f32[] %x, f32[] %y)\n}\nENTRY %e {\n  %a = f32[1048576] parameter(0)\n"
+    "  ROOT %r = f32[1048576] all-reduce(f32[1048576] %a), replica_groups={{0,1,2,3},{4,5,6,7}}, to_apply=%add\n}\n";
+
+TEST(HloCli, AnalyzeTimesCollectivesOnTheGivenTopology) {
+  // Each group of 4 on switch:8 (50 GB/s, 500 ns per link) is a logical ring whose hop crosses 2 links:
+  // 2 (4 - 1) steps of 4194304 / 4 B, each 1000 ns + 20971.52 ns: 131829.12 ns. Lower bound on the group's star:
+  // 2 * 3/4 * 4194304 B / 50 GB/s = 125829.12 ns.
+  const std::string file = write_temp("net.hlo", kGroupedAllReduce);
+  const auto r = run_chorus({"hlo", "analyze", file, "--system", data("round_system.json"), "--topology", "switch:8",
+                             "--bandwidth", "50GB/s", "--latency", "500ns", "--json"},
+                            false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& ar = j["instructions"].back();
+  EXPECT_EQ(ar["name"], "r");
+  EXPECT_NEAR(ar["time_ns"].get<double>(), 131829.12, 1e-3);
+  EXPECT_NEAR(ar["lower_bound_ns"].get<double>(), 125829.12, 1e-3);
+  EXPECT_EQ(ar["below_bound"], false);
+  EXPECT_NE(j["network"].get<std::string>().find("switch:8"), std::string::npos) << j["network"];
+  // The text report says where the collectives ran.
+  const auto t = run_chorus({"hlo", "analyze", file, "--topology", "switch:8", "--bandwidth", "50GB/s", "--latency",
+                             "500ns", "--model", "flow"},
+                            false);
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_NE(t.out.find("collectives timed on switch:8 (8 NPUs, flow model"), std::string::npos) << t.out;
+  std::remove(file.c_str());
+}
+
+TEST(HloCli, WithoutANetworkTheSystemInterconnectIsNamed) {
+  const std::string file = write_temp("nonet.hlo", kGroupedAllReduce);
+  const auto r =
+      run_chorus({"hlo", "analyze", file, "--system", data("round_system.json"), "--npus", "8", "--json"}, false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NE(j["network"].get<std::string>().find("round interconnect: ring formulas"), std::string::npos);
+  EXPECT_FALSE(j["instructions"].back().contains("lower_bound_ns"));
+  std::remove(file.c_str());
+}
+
+TEST(HloCli, BadNetworkOptionsExitTwo) {
+  const std::string file = write_temp("badnet.hlo", kGroupedAllReduce);
+  const std::string missing = "/nonexistent/chorus_net.yml";
+  expect_one_line_error({"hlo", "analyze", file, "--network", missing}, missing);
+  expect_one_line_error({"hlo", "convert", file, "--npus", "8", "--out", "/tmp/unused", "--network", missing}, missing);
+  expect_one_line_error({"hlo", "analyze", file, "--model", "flow"}, "--model");
+  const std::vector<std::string> switch8 = {"--topology", "switch:8", "--bandwidth", "50GB/s", "--latency", "500ns"};
+  std::vector<std::string> args = {"hlo", "analyze", file, "--model", "fast"};
+  args.insert(args.end(), switch8.begin(), switch8.end());
+  expect_one_line_error(args, "--model");
+  expect_one_line_error({"hlo", "analyze", file, "--collective-system", "x.json"}, "--collective-system");
+  expect_one_line_error({"hlo", "analyze", file, "--topology", "switch:4", "--bandwidth", "50GB/s", "--latency", "1ns"},
+                        "replica_groups of %r names device 4; expected ids below --npus 4");
+  args = {"hlo", "analyze", file, "--npus", "16"};
+  args.insert(args.end(), switch8.begin(), switch8.end());
+  expect_one_line_error(args, "--npus: is 16; the network has only 8 NPUs");
+  std::remove(file.c_str());
+}
+
 TEST(HloCli, UnknownSystemExitsTwo) {
   const std::string file = write_temp("sys.hlo", kModule);
   expect_one_line_error({"hlo", "analyze", file, "--system", "tpuv9"}, "'tpuv9' is neither a preset");
