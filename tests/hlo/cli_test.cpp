@@ -126,6 +126,51 @@ TEST(HloCli, AnalyzeTimesCollectivesOnTheGivenTopology) {
   std::remove(file.c_str());
 }
 
+TEST(HloCli, CollectiveBelowItsLowerBoundIsFlagged) {
+  // switch:4 at 1 GB/s, replica_groups={} (the whole network), ASTRA-sim's direct All-Reduce of M = 8 MB from
+  // --collective-system: the unaware model gives each of an NPU's 3 concurrent sends the full link, about
+  // 2 x M / (4 B) = 4 ms, below the star's bound 2 x 3/4 x M / B = 12 ms; the flow model shares the up-link.
+  const std::string file = write_temp(
+      "direct.hlo",
+      "HloModule r\n%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+      "  ROOT %s = f32[] add(f32[] %x, f32[] %y)\n}\nENTRY %e {\n  %a = f32[2000000] parameter(0)\n"
+      "  ROOT %r = f32[2000000] all-reduce(f32[2000000] %a), replica_groups={}, to_apply=%add\n}\n");
+  const std::vector<std::string> args = {"hlo",
+                                         "analyze",
+                                         file,
+                                         "--system",
+                                         data("round_system.json"),
+                                         "--topology",
+                                         "switch:4",
+                                         "--bandwidth",
+                                         "1GB/s",
+                                         "--latency",
+                                         "1us",
+                                         "--collective-system",
+                                         data("direct_collective_system.json"),
+                                         "--json"};
+  const auto r = run_chorus(args, false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto ar = nlohmann::json::parse(r.out)["instructions"].back();
+  EXPECT_NEAR(ar["lower_bound_ns"].get<double>(), 12e6, 1e-3);
+  EXPECT_LT(ar["time_ns"].get<double>(), 5e6);
+  EXPECT_EQ(ar["below_bound"], true);
+  EXPECT_EQ(ar["algorithm"], "direct");
+  std::vector<std::string> flow = args;
+  flow.insert(flow.end(), {"--model", "flow"});
+  const auto f = run_chorus(flow, false);
+  ASSERT_EQ(f.status, 0) << f.out;
+  const auto far = nlohmann::json::parse(f.out)["instructions"].back();
+  EXPECT_EQ(far["below_bound"], false);
+  EXPECT_GE(far["time_ns"].get<double>(), 12e6);
+  // Without --json the table marks it and stderr warns.
+  std::vector<std::string> text(args.begin(), args.end() - 1);
+  const auto t = run_chorus(text, true);
+  EXPECT_NE(t.out.find("warning: %r takes"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("BELOW ITS LOWER BOUND"), std::string::npos) << t.out;
+  std::remove(file.c_str());
+}
+
 TEST(HloCli, WithoutANetworkTheSystemInterconnectIsNamed) {
   const std::string file = write_temp("nonet.hlo", kGroupedAllReduce);
   const auto r =
@@ -148,6 +193,9 @@ TEST(HloCli, BadNetworkOptionsExitTwo) {
   args.insert(args.end(), switch8.begin(), switch8.end());
   expect_one_line_error(args, "--model");
   expect_one_line_error({"hlo", "analyze", file, "--collective-system", "x.json"}, "--collective-system");
+  args = {"hlo", "analyze", file, "--collective-system", "/nonexistent/chorus_sys.json"};
+  args.insert(args.end(), switch8.begin(), switch8.end());
+  expect_one_line_error(args, "/nonexistent/chorus_sys.json");
   expect_one_line_error({"hlo", "analyze", file, "--topology", "switch:4", "--bandwidth", "50GB/s", "--latency", "1ns"},
                         "replica_groups of %r names device 4; expected ids below --npus 4");
   args = {"hlo", "analyze", file, "--npus", "16"};
