@@ -1,7 +1,9 @@
 // `chorus hlo`: XLA HLO modules, costed per instruction on a system.
 //
 //   chorus hlo analyze MODULE.hlo.txt --system tpuv3 [--npus 64] [--iterations N] [--json | --csv ops.csv]
-//   chorus hlo convert MODULE.hlo.txt --system tpuv3 --npus 64 --out traces/dlrm [--iterations N]
+//                      [--network net.yml | --topology SPEC --bandwidth B --latency L]
+//                      [--collective-system astra_system.json] [--model unaware|aware|flow]
+//   chorus hlo convert MODULE.hlo.txt --system tpuv3 --npus 64 --out traces/dlrm [--iterations N] [network options]
 //   chorus hlo validate PROFILE.csv [--system tpuv3] [--json]   (XLA TPU op profile: FLOPs and times vs measured)
 // --system takes a preset name (tpuv3, tpuv4, a100, h100) or a JSON system file; see docs/hlo.md.
 #include <algorithm>
@@ -11,16 +13,62 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "chorus/astra/system_config.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/hlo/analysis.hpp"
 #include "chorus/hlo/chakra_export.hpp"
 #include "chorus/hlo/parser.hpp"
 #include "chorus/hlo/report.hpp"
 #include "chorus/hlo/validation.hpp"
+#include "chorus/sim/collective_run.hpp"
 #include "commands.hpp"
+#include "topology_options.hpp"
 
 namespace chorus::cli {
 namespace {
+
+// Where the collectives are timed: a physical network through the collective layer, or (none given) the
+// system preset's ring formulas.
+struct NetworkOptions {
+  TopologyOptions topology;
+  std::string collective_system;
+  std::string model;
+};
+
+void add_network_options(CLI::App& command, NetworkOptions& o) {
+  add_topology_options(command, o.topology);
+  command.add_option("--collective-system", o.collective_system,
+                     "ASTRA-sim system JSON: the collective algorithms, chunking and overheads (needs a network)");
+  command.add_option("--model", o.model, "network model for collectives: unaware (default) | aware | flow");
+}
+
+std::unique_ptr<hlo::CollectiveNetwork> make_network(const NetworkOptions& o) {
+  if (o.topology.network.empty() && o.topology.topology.empty()) {
+    for (const auto& [flag, value] :
+         {std::pair{"--collective-system", &o.collective_system}, std::pair{"--model", &o.model},
+          std::pair{"--bandwidth", &o.topology.bandwidth}, std::pair{"--latency", &o.topology.latency}})
+      if (!value->empty())
+        throw Error("", flag, "applies only with --network FILE.yml or --topology SPEC");
+    return nullptr;
+  }
+  const auto model = parse_network_model(o.model.empty() ? "unaware" : o.model);
+  if (!model)
+    throw Error("", "--model", fmt::format("unknown network model '{}'; expected unaware, aware or flow", o.model));
+  std::optional<AstraSystemConfig> system;
+  if (!o.collective_system.empty())
+    system = load_astra_system(o.collective_system);
+  const std::string name = o.topology.network.empty() ? o.topology.topology : o.topology.network;
+  return std::make_unique<hlo::CollectiveNetwork>(make_topology(o.topology), name, *model, std::move(system));
+}
+
+void warn_below_bound(const hlo::Module& module, const hlo::Analysis& a) {
+  for (const hlo::InstructionReport& r : a.instructions)
+    if (r.below_bound)
+      fmt::print(
+          stderr, "warning: %{} takes {:.3f} us, below its physical lower bound {:.3f} us\n",
+          module.computations[static_cast<size_t>(r.computation)].instructions[static_cast<size_t>(r.index)].name,
+          r.time_s * 1e6, r.lower_bound_s * 1e6);
+}
 
 struct AnalyzeOptions {
   std::string module;
@@ -29,6 +77,7 @@ struct AnalyzeOptions {
   int iterations = 1;
   bool json = false;
   std::string csv;
+  NetworkOptions network;
 };
 
 void run_analyze(const AnalyzeOptions& o) {
@@ -37,10 +86,13 @@ void run_analyze(const AnalyzeOptions& o) {
   if (o.iterations < 1)
     throw Error("--iterations", "", fmt::format("is {}; must be >= 1", o.iterations));
   const hlo::System system = hlo::load_system(o.system);
+  const std::unique_ptr<hlo::CollectiveNetwork> network = make_network(o.network);
   const hlo::Module module = hlo::read_module(o.module);
   for (const std::string& w : module.warnings)
     fmt::print(stderr, "warning: {}\n", w);
-  const hlo::Analysis a = hlo::analyze(module, system, {.npus = o.npus, .iterations = o.iterations});
+  const hlo::Analysis a =
+      hlo::analyze(module, system, {.npus = o.npus, .iterations = o.iterations, .network = network.get()});
+  warn_below_bound(module, a);
   if (!o.csv.empty()) {
     std::ofstream out(o.csv);
     if (!out)
@@ -60,6 +112,7 @@ struct ConvertOptions {
   int iterations = 1;
   std::string out;
   bool gzip = false;
+  NetworkOptions network;
 };
 
 void run_convert(const ConvertOptions& o) {
@@ -68,10 +121,13 @@ void run_convert(const ConvertOptions& o) {
   if (o.iterations < 0)
     throw Error("--iterations", "", fmt::format("is {}; must be >= 0", o.iterations));
   const hlo::System system = hlo::load_system(o.system);
+  const std::unique_ptr<hlo::CollectiveNetwork> network = make_network(o.network);
   const hlo::Module module = hlo::read_module(o.module);
   for (const std::string& w : module.warnings)
     fmt::print(stderr, "warning: {}\n", w);
-  const hlo::Analysis a = hlo::analyze(module, system, {.npus = o.npus, .iterations = std::max(1, o.iterations)});
+  const hlo::Analysis a =
+      hlo::analyze(module, system, {.npus = o.npus, .iterations = std::max(1, o.iterations), .network = network.get()});
+  warn_below_bound(module, a);
   const std::string prefix =
       hlo::write_chakra_traces(module, a, o.out, {.npus = o.npus, .iterations = o.iterations, .gzip = o.gzip});
   fmt::print("wrote {}.<0..{}>.et and {}/comm_groups.json\n", prefix, o.npus - 1, o.out);
@@ -140,6 +196,7 @@ void register_hlo_command(CLI::App& app) {
       ->capture_default_str();
   analyze->add_flag("--json", opts->json, "print one JSON object (instructions, computations, collectives)");
   analyze->add_option("--csv", opts->csv, "write the per-instruction rows to this CSV file");
+  add_network_options(*analyze, opts->network);
   analyze->callback([opts] { run_analyze(*opts); });
 
   auto copts = std::make_shared<ConvertOptions>();
@@ -151,6 +208,7 @@ void register_hlo_command(CLI::App& app) {
   convert->add_option("--iterations", copts->iterations, "while-loop unrolling (0: one summary node per loop)")
       ->capture_default_str();
   convert->add_flag("--gzip", copts->gzip, "gzip the trace files");
+  add_network_options(*convert, copts->network);
   convert->callback([copts] { run_convert(*copts); });
 
   auto vopts = std::make_shared<ValidateOptions>();

@@ -6,6 +6,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/hlo/analysis.hpp"
 #include "chorus/hlo/parser.hpp"
+#include "chorus/topology/generators.hpp"
 
 namespace chorus::hlo {
 namespace {
@@ -116,6 +117,67 @@ TEST(HloAnalysis, IotaReplicaGroups) {
   EXPECT_EQ(replica_group_size(m, r, 8), 4);
   EXPECT_EQ(replica_group_size(m, r, 0), 4);
   EXPECT_THROW(replica_group_size(m, r, 4), Error);
+}
+
+// An all-reduce of f32[1048576] (4 MiB = 4194304 B) over replica groups {0,1,2,3} and {4,5,6,7}.
+const char* kGroupedAllReduce =
+    "HloModule r\n%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+    "  ROOT %s = f32[] add(f32[] %x, f32[] %y)\n}\nENTRY %e {\n  %a = f32[1048576] parameter(0)\n"
+    "  ROOT %r = f32[1048576] all-reduce(f32[1048576] %a), replica_groups={{0,1,2,3},{4,5,6,7}}, to_apply=%add\n}\n";
+
+TEST(HloAnalysis, AllReduceOnANetworkIsTheRingOfItsReplicaGroup) {
+  // switch:8, 50 GB/s and 500 ns per link. A member-to-member message crosses 2 links: 1000 ns + bytes / 50 GB/s.
+  // Each group of 4 is a logical ring; the ring All-Reduce is 2 (n - 1) = 6 steps of S / n = 1048576 B:
+  // 6 * (1000 ns + 20971.52 ns) = 131829.12 ns (HBM: 8 MiB at 100 GB/s = 83.9 us, below it).
+  // Lower bound on the group's star (4 links up, 4 down): 2 * 3/4 * S / B = 125829.12 ns.
+  const Module m = parse_module(kGroupedAllReduce, "t.hlo");
+  CollectiveNetwork net(switch_star(8, {Bandwidth::gb_per_s(50), Time::ns(500)}), "switch:8", NetworkModelKind::Unaware,
+                        std::nullopt);
+  const Analysis a = analyze(m, round_system(), {.npus = 0, .iterations = 1, .network = &net});
+  const InstructionReport& r = a.instructions.back();
+  EXPECT_NEAR(r.time_s * 1e9, 131829.12, 1e-3);
+  EXPECT_NEAR(r.lower_bound_s * 1e9, 125829.12, 1e-3);
+  EXPECT_FALSE(r.below_bound);
+  EXPECT_EQ(r.bound, "network");
+  EXPECT_EQ(r.group_size, 4);
+  EXPECT_NE(a.network.find("switch:8 (8 NPUs, unaware model"), std::string::npos) << a.network;
+}
+
+TEST(HloAnalysis, WithoutANetworkCollectivesKeepTheRingFormulas) {
+  // 2 * 3/4 * 4194304 B / 10 GB/s = 629145.6 ns, as without the network option; no lower bound is reported.
+  const Analysis a = run(kGroupedAllReduce, {.npus = 8});
+  EXPECT_NEAR(a.instructions.back().time_s * 1e9, 629145.6, 1e-3);
+  EXPECT_LT(a.instructions.back().lower_bound_s, 0);
+  EXPECT_NE(a.network.find("ring formulas"), std::string::npos) << a.network;
+}
+
+TEST(HloAnalysis, NetworkMustHoldTheReplicas) {
+  const Module m = parse_module(kGroupedAllReduce, "t.hlo");
+  CollectiveNetwork net(switch_star(4, {Bandwidth::gb_per_s(50), Time::ns(500)}), "switch:4", NetworkModelKind::Unaware,
+                        std::nullopt);
+  // replica_groups name devices 4..7 of a 4-NPU network.
+  EXPECT_THROW(analyze(m, round_system(), {.npus = 0, .iterations = 1, .network = &net}), Error);
+  EXPECT_THROW(analyze(m, round_system(), {.npus = 8, .iterations = 1, .network = &net}), Error);
+}
+
+TEST(HloAnalysis, ReplicaGroupMembersOfEveryForm) {
+  const std::string head =
+      "HloModule r\n%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+      "  ROOT %s = f32[] add(f32[] %x, f32[] %y)\n}\nENTRY %e {\n  %a = f32[8] parameter(0)\n"
+      "  ROOT %r = f32[8] all-reduce(f32[8] %a), replica_groups=";
+  auto members = [&](const std::string& groups, int npus) {
+    const Module m = parse_module(head + groups + ", to_apply=%add\n}\n", "t.hlo");
+    return replica_group_members(m, m.computations[1].instructions[1], npus);
+  };
+  using Groups = std::vector<std::vector<uint32_t>>;
+  EXPECT_EQ(members("{{0,1},{2,3}}", 4), (Groups{{0, 1}, {2, 3}}));
+  EXPECT_EQ(members("{}", 3), (Groups{{0, 1, 2}}));
+  EXPECT_EQ(members("[2,4]<=[8]", 8), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+  // iota over [4,2] = {{0,1},{2,3},{4,5},{6,7}}, transposed to [2,4] = {{0,2,4,6},{1,3,5,7}}.
+  EXPECT_EQ(members("[2,4]<=[4,2]T(1,0)", 8), (Groups{{0, 2, 4, 6}, {1, 3, 5, 7}}));
+  EXPECT_THROW(members("{{0,0},{1,2}}", 4), Error);
+  EXPECT_THROW(members("[2,4]<=[4,2]T(0,0)", 8), Error);
+  EXPECT_THROW(members("[2,4]<=[6]", 8), Error);
 }
 
 TEST(HloAnalysis, DlrmModuleHasTimesAndCategories) {

@@ -99,7 +99,7 @@ TEST(HloChakraExport, SimRunsTheConvertedDlrmModule) {
   ASSERT_EQ(convert.status, 0) << convert.out;
   const auto sim = testing_support::run_chorus(
       {"sim", "--workload", dir + "/hlo", "--comm-groups", dir + "/comm_groups.json", "--network",
-       std::string(CHORUS_SOURCE_DIR) + "/examples/networks/tpuv3_4x4x4.yml", "--no-timeline", "--no-bounds"},
+       std::string(CHORUS_SOURCE_DIR) + "/examples/networks/tpuv3_4x4x4.yml", "--no-bounds"},
       true);
   EXPECT_EQ(sim.status, 0) << sim.out;
   std::filesystem::remove_all(dir);

@@ -96,6 +96,114 @@ TEST(HloCli, ReplicaGroupsThatDoNotFitNpusExitTwo) {
   std::remove(file.c_str());
 }
 
+const char* kGroupedAllReduce =
+    "HloModule r\n%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+    "  ROOT %s = f32[] add(f32[] %x, f32[] %y)\n}\nENTRY %e {\n  %a = f32[1048576] parameter(0)\n"
+    "  ROOT %r = f32[1048576] all-reduce(f32[1048576] %a), replica_groups={{0,1,2,3},{4,5,6,7}}, to_apply=%add\n}\n";
+
+TEST(HloCli, AnalyzeTimesCollectivesOnTheGivenTopology) {
+  // Each group of 4 on switch:8 (50 GB/s, 500 ns per link) is a logical ring whose hop crosses 2 links:
+  // 2 (4 - 1) steps of 4194304 / 4 B, each 1000 ns + 20971.52 ns: 131829.12 ns. Lower bound on the group's star:
+  // 2 * 3/4 * 4194304 B / 50 GB/s = 125829.12 ns.
+  const std::string file = write_temp("net.hlo", kGroupedAllReduce);
+  const auto r = run_chorus({"hlo", "analyze", file, "--system", data("round_system.json"), "--topology", "switch:8",
+                             "--bandwidth", "50GB/s", "--latency", "500ns", "--json"},
+                            false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& ar = j["instructions"].back();
+  EXPECT_EQ(ar["name"], "r");
+  EXPECT_NEAR(ar["time_ns"].get<double>(), 131829.12, 1e-3);
+  EXPECT_NEAR(ar["lower_bound_ns"].get<double>(), 125829.12, 1e-3);
+  EXPECT_EQ(ar["below_bound"], false);
+  EXPECT_NE(j["network"].get<std::string>().find("switch:8"), std::string::npos) << j["network"];
+  // The text report says where the collectives ran.
+  const auto t = run_chorus({"hlo", "analyze", file, "--topology", "switch:8", "--bandwidth", "50GB/s", "--latency",
+                             "500ns", "--model", "flow"},
+                            false);
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_NE(t.out.find("collectives timed on switch:8 (8 NPUs, flow model"), std::string::npos) << t.out;
+  std::remove(file.c_str());
+}
+
+TEST(HloCli, CollectiveBelowItsLowerBoundIsFlagged) {
+  // switch:4 at 1 GB/s, replica_groups={} (the whole network), ASTRA-sim's direct All-Reduce of M = 8 MB from
+  // --collective-system: the unaware model gives each of an NPU's 3 concurrent sends the full link, about
+  // 2 x M / (4 B) = 4 ms, below the star's bound 2 x 3/4 x M / B = 12 ms; the flow model shares the up-link.
+  const std::string file = write_temp(
+      "direct.hlo",
+      "HloModule r\n%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+      "  ROOT %s = f32[] add(f32[] %x, f32[] %y)\n}\nENTRY %e {\n  %a = f32[2000000] parameter(0)\n"
+      "  ROOT %r = f32[2000000] all-reduce(f32[2000000] %a), replica_groups={}, to_apply=%add\n}\n");
+  const std::vector<std::string> args = {"hlo",
+                                         "analyze",
+                                         file,
+                                         "--system",
+                                         data("round_system.json"),
+                                         "--topology",
+                                         "switch:4",
+                                         "--bandwidth",
+                                         "1GB/s",
+                                         "--latency",
+                                         "1us",
+                                         "--collective-system",
+                                         data("direct_collective_system.json"),
+                                         "--json"};
+  const auto r = run_chorus(args, false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto ar = nlohmann::json::parse(r.out)["instructions"].back();
+  EXPECT_NEAR(ar["lower_bound_ns"].get<double>(), 12e6, 1e-3);
+  EXPECT_LT(ar["time_ns"].get<double>(), 5e6);
+  EXPECT_EQ(ar["below_bound"], true);
+  EXPECT_EQ(ar["algorithm"], "direct");
+  std::vector<std::string> flow = args;
+  flow.insert(flow.end(), {"--model", "flow"});
+  const auto f = run_chorus(flow, false);
+  ASSERT_EQ(f.status, 0) << f.out;
+  const auto far = nlohmann::json::parse(f.out)["instructions"].back();
+  EXPECT_EQ(far["below_bound"], false);
+  EXPECT_GE(far["time_ns"].get<double>(), 12e6);
+  // Without --json the table marks it and stderr warns.
+  std::vector<std::string> text(args.begin(), args.end() - 1);
+  const auto t = run_chorus(text, true);
+  EXPECT_NE(t.out.find("warning: %r takes"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("BELOW ITS LOWER BOUND"), std::string::npos) << t.out;
+  std::remove(file.c_str());
+}
+
+TEST(HloCli, WithoutANetworkTheSystemInterconnectIsNamed) {
+  const std::string file = write_temp("nonet.hlo", kGroupedAllReduce);
+  const auto r =
+      run_chorus({"hlo", "analyze", file, "--system", data("round_system.json"), "--npus", "8", "--json"}, false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NE(j["network"].get<std::string>().find("round interconnect: ring formulas"), std::string::npos);
+  EXPECT_FALSE(j["instructions"].back().contains("lower_bound_ns"));
+  std::remove(file.c_str());
+}
+
+TEST(HloCli, BadNetworkOptionsExitTwo) {
+  const std::string file = write_temp("badnet.hlo", kGroupedAllReduce);
+  const std::string missing = "/nonexistent/chorus_net.yml";
+  expect_one_line_error({"hlo", "analyze", file, "--network", missing}, missing);
+  expect_one_line_error({"hlo", "convert", file, "--npus", "8", "--out", "/tmp/unused", "--network", missing}, missing);
+  expect_one_line_error({"hlo", "analyze", file, "--model", "flow"}, "--model");
+  const std::vector<std::string> switch8 = {"--topology", "switch:8", "--bandwidth", "50GB/s", "--latency", "500ns"};
+  std::vector<std::string> args = {"hlo", "analyze", file, "--model", "fast"};
+  args.insert(args.end(), switch8.begin(), switch8.end());
+  expect_one_line_error(args, "--model");
+  expect_one_line_error({"hlo", "analyze", file, "--collective-system", "x.json"}, "--collective-system");
+  args = {"hlo", "analyze", file, "--collective-system", "/nonexistent/chorus_sys.json"};
+  args.insert(args.end(), switch8.begin(), switch8.end());
+  expect_one_line_error(args, "/nonexistent/chorus_sys.json");
+  expect_one_line_error({"hlo", "analyze", file, "--topology", "switch:4", "--bandwidth", "50GB/s", "--latency", "1ns"},
+                        "replica_groups of %r names device 4; expected ids below --npus 4");
+  args = {"hlo", "analyze", file, "--npus", "16"};
+  args.insert(args.end(), switch8.begin(), switch8.end());
+  expect_one_line_error(args, "--npus: is 16; the network has only 8 NPUs");
+  std::remove(file.c_str());
+}
+
 TEST(HloCli, UnknownSystemExitsTwo) {
   const std::string file = write_temp("sys.hlo", kModule);
   expect_one_line_error({"hlo", "analyze", file, "--system", "tpuv9"}, "'tpuv9' is neither a preset");

@@ -1,4 +1,5 @@
-// The HLO timing model (analysis.hpp): roofline per op, ring-step collectives, critical paths over operand edges.
+// The HLO timing model (analysis.hpp): roofline per op, collectives on a network (or ring steps), critical paths
+// over operand edges.
 #include "chorus/hlo/analysis.hpp"
 
 #include <algorithm>
@@ -226,7 +227,17 @@ class Analyzer {
       double operand_bytes = 0;
       for (const int i : in.operands)
         operand_bytes += static_cast<double>(c.instructions[static_cast<size_t>(i)].shape.bytes());
-      const double network_t = collective_time(op, operand_bytes, r.group_size);
+      double network_t = collective_time(op, operand_bytes, r.group_size);
+      if (o_.network != nullptr) {
+        const auto t =
+            o_.network->time(op, static_cast<int64_t>(operand_bytes), replica_group_members(m_, in, o_.npus));
+        if (t) {
+          network_t = t->time_s;
+          r.lower_bound_s = t->bound_s;
+          r.below_bound = t->below_bound;
+          r.algorithm = t->algorithm;
+        }
+      }
       r.time_s = std::max(network_t, memory_t);
       r.bound = network_t >= memory_t ? "network" : "memory";
       return r;
@@ -327,8 +338,121 @@ int replica_group_size(const Module& module, const Instruction& in, int npus) {
   return static_cast<int>(first.size());
 }
 
+namespace {
+
+// The device ids of the iota form [G,S]<=[d0,d1,..]T(p0,p1,..): iota over the dims, transposed by the
+// permutation when there is one, flattened.
+std::vector<uint32_t> iota_ids(const Module& module, const Instruction& in, const std::string& where,
+                               std::string_view groups) {
+  auto bad = [&](const std::string& why) {
+    return Error(module.source, where, fmt::format("replica_groups={} of %{}: {}", groups, in.name, why));
+  };
+  const size_t arrow = groups.find("<=");
+  if (arrow == std::string_view::npos)
+    throw bad("expected [groups,size]<=[devices]");
+  const size_t t = groups.find('T', arrow);
+  const auto dims =
+      numbers(groups.substr(arrow + 2, t == std::string_view::npos ? std::string_view::npos : t - arrow - 2));
+  std::vector<int64_t> perm;
+  if (t != std::string_view::npos)
+    perm = numbers(groups.substr(t));
+  else
+    for (size_t i = 0; i < dims.size(); ++i)
+      perm.push_back(static_cast<int64_t>(i));
+  std::vector<int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i)
+    if (sorted[i] != static_cast<int64_t>(i) || sorted.size() != dims.size())
+      throw bad("expected T(...) to permute the device dimensions");
+  int64_t total = 1;
+  for (const int64_t d : dims) {
+    if (d < 1 || total * d > (int64_t{1} << 24))
+      throw bad("expected device dimensions from 1 to 2^24 devices in all");
+    total *= d;
+  }
+  std::vector<int64_t> stride(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;)
+    stride[i - 1] = stride[i] * dims[i];
+  std::vector<int64_t> index(dims.size(), 0);  // position in the transposed array, row-major
+  std::vector<uint32_t> ids;
+  ids.reserve(static_cast<size_t>(total));
+  for (int64_t n = 0; n < total; ++n) {
+    int64_t id = 0;
+    for (size_t i = 0; i < dims.size(); ++i)
+      id += index[i] * stride[static_cast<size_t>(perm[i])];
+    ids.push_back(static_cast<uint32_t>(id));
+    for (size_t i = dims.size(); i-- > 0;) {
+      if (++index[i] < dims[static_cast<size_t>(perm[i])])
+        break;
+      index[i] = 0;
+    }
+  }
+  return ids;
+}
+
+}  // namespace
+
+std::vector<std::vector<uint32_t>> replica_group_members(const Module& module, const Instruction& in, int npus) {
+  const std::string where = fmt::format("line {}, column {}", in.line, in.column);
+  replica_group_size(module, in, npus);  // the checks on size and ids
+  const std::string_view groups = in.attribute("replica_groups");
+  std::vector<std::vector<uint32_t>> out;
+  if (groups.empty() || groups == "{}") {
+    out.emplace_back();
+    for (int i = 0; i < std::max(npus, 1); ++i)
+      out.back().push_back(static_cast<uint32_t>(i));
+    return out;
+  }
+  if (groups.front() == '[') {
+    const auto shape = numbers(groups.substr(0, groups.find("<=")));
+    const std::vector<uint32_t> ids = iota_ids(module, in, where, groups);
+    if (shape.size() != 2 || shape[0] * shape[1] != static_cast<int64_t>(ids.size()))
+      throw Error(module.source, where,
+                  fmt::format("replica_groups={} of %{}: expected [groups,size] to hold as many devices as the iota",
+                              groups, in.name));
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (i % static_cast<size_t>(shape[1]) == 0)
+        out.emplace_back();
+      out.back().push_back(ids[i]);
+    }
+  } else {
+    // {{0,1,2,3},{4,5,6,7}}: one group per inner brace pair.
+    size_t pos = 1;
+    while ((pos = groups.find('{', pos)) != std::string_view::npos) {
+      const size_t end = groups.find('}', pos);
+      out.emplace_back();
+      for (const int64_t id : numbers(groups.substr(pos, end - pos)))
+        out.back().push_back(static_cast<uint32_t>(id));
+      pos = end;
+    }
+  }
+  for (const auto& group : out) {
+    std::vector<uint32_t> sorted = group;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      throw Error(module.source, where,
+                  fmt::format("replica_groups of %{} names device {} twice in one group; expected distinct ids",
+                              in.name, *std::adjacent_find(sorted.begin(), sorted.end())));
+  }
+  return out;
+}
+
 Analysis analyze(const Module& module, const System& system, const AnalysisOptions& options) {
-  return Analyzer(module, system, options).run();
+  AnalysisOptions o = options;
+  if (o.network != nullptr) {
+    const auto npus = static_cast<int>(o.network->topology().npu_count());
+    if (o.npus > npus)
+      throw Error("--npus", "", fmt::format("is {}; the network has only {} NPUs", o.npus, npus));
+    if (o.npus == 0)
+      o.npus = npus;  // replica_groups={} then spans the whole network
+  }
+  Analysis a = Analyzer(module, system, o).run();
+  a.network = o.network != nullptr ? o.network->describe()
+                                   : fmt::format(
+                                         "{} interconnect: ring formulas at {:g} GB/s per device, {:g} us "
+                                         "per step (no --network given)",
+                                         system.name, system.network_bandwidth / 1e9, system.network_latency * 1e6);
+  return a;
 }
 
 }  // namespace chorus::hlo

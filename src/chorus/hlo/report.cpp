@@ -29,6 +29,7 @@ nlohmann::json analysis_to_json(const Module& m, const System& s, const Analysis
   nlohmann::json j;
   j["module"] = m.name;
   j["system"] = s.name;
+  j["network"] = a.network;
   j["instructions"] = nlohmann::json::array();
   for (const InstructionReport& r : a.instructions) {
     const Instruction& in = instruction(m, r);
@@ -38,6 +39,11 @@ nlohmann::json analysis_to_json(const Module& m, const System& s, const Analysis
         {"bytes", r.bytes},       {"bound", r.bound},    {"time_ns", r.time_s * 1e9}};
     if (r.group_size > 0)
       e["group_size"] = r.group_size;
+    if (r.lower_bound_s >= 0) {
+      e["lower_bound_ns"] = r.lower_bound_s * 1e9;
+      e["below_bound"] = r.below_bound;
+      e["algorithm"] = r.algorithm;
+    }
     j["instructions"].push_back(std::move(e));
   }
   j["computations"] = nlohmann::json::array();
@@ -66,7 +72,7 @@ nlohmann::json analysis_to_json(const Module& m, const System& s, const Analysis
 }
 
 std::string analysis_table(const Module& m, const System& s, const Analysis& a) {
-  std::string out = fmt::format("module {} on {}\n\n", m.name, s.name);
+  std::string out = fmt::format("module {} on {}\ncollectives timed on {}\n\n", m.name, s.name, a.network);
   out += fmt::format("{:<40} {:<22} {:<24} {:>14} {:>14} {:<8} {:>12}\n", "instruction", "opcode", "category", "FLOPs",
                      "bytes", "bound", "time us");
   int last = -1;
@@ -87,6 +93,16 @@ std::string analysis_table(const Module& m, const System& s, const Analysis& a) 
       if (t.time_s > 0 || t.flops > 0)
         out += fmt::format("    {:<24} {:>6} ops {:>16.0f} FLOPs {:>14.0f} bytes {:>12.3f} us\n", t.category, t.count,
                            t.flops, t.bytes, t.time_s * 1e6);
+  }
+  bool header = false;
+  for (const InstructionReport& r : a.instructions) {
+    if (r.lower_bound_s < 0)
+      continue;
+    if (!header)
+      out += "\ncollectives on the network (time vs physical lower bound of the slowest group)\n";
+    header = true;
+    out += fmt::format("    %{:<36} {:>12.3f} us  bound {:>12.3f} us  {}{}\n", instruction(m, r).name, r.time_s * 1e6,
+                       r.lower_bound_s * 1e6, r.algorithm, r.below_bound ? "  BELOW ITS LOWER BOUND" : "");
   }
   if (!a.collectives.empty()) {
     out += "\ncollectives per replica group\n";
