@@ -85,9 +85,13 @@ class CliDocs : public ::testing::Test {
   // What bash completes after `chorus WORDS... CURRENT<TAB>`, one word per entry.
   static std::set<std::string> complete(const std::vector<std::string>& words, const std::string& current) {
     std::string array = "chorus";
-    for (const std::string& w : words)
-      array += " " + shell_quote(w);
-    array += " " + shell_quote(current);
+    // Appended piece by piece: `" " + std::string` trips a false -Wrestrict in GCC 12's char_traits.
+    for (const std::string& w : words) {
+      array += ' ';
+      array += shell_quote(w);
+    }
+    array += ' ';
+    array += shell_quote(current);
     const std::string script = "source " + shell_quote(script_) + "; COMP_WORDS=(" + array +
                                "); COMP_CWORD=" + std::to_string(words.size() + 1) +
                                "; _chorus; printf '%s\\n' \"${COMPREPLY[@]}\"";
