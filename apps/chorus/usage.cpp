@@ -112,6 +112,8 @@ int parse_command_line(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0)
       throw;  // --help, --version
+    if (dynamic_cast<const CLI::ValidationError*>(&e) != nullptr)
+      throw;  // a value an option's own check refused: its message names the option
     const int status = explain(app);
     if (status == 0)
       throw;
