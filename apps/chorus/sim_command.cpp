@@ -12,8 +12,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
-#include <utility>
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 

@@ -112,10 +112,10 @@ void register_collectives(py::module_& m) {
   m.def(
       "_collective",
       [](const Topology& topology, const std::string& kind, const std::string& size, const std::string& model,
-         const std::string& system, const std::string& algorithm, const std::string& composition, std::optional<uint32_t> splits,
-         uint32_t active_chunks, const std::string& endpoint_delay, const std::string& reduction_bandwidth,
-         const std::string& evaluation, const std::string& link_stats, std::optional<uint32_t> chunks, uint64_t seed,
-         const std::string& priority, const std::vector<uint32_t>& npus,
+         const std::string& system, const std::string& algorithm, const std::string& composition,
+         std::optional<uint32_t> splits, uint32_t active_chunks, const std::string& endpoint_delay,
+         const std::string& reduction_bandwidth, const std::string& evaluation, const std::string& link_stats,
+         std::optional<uint32_t> chunks, uint64_t seed, const std::string& priority, const std::vector<uint32_t>& npus,
          const std::vector<std::pair<uint32_t, uint32_t>>& fail_links, const std::vector<uint32_t>& fail_npus,
          uint32_t root) {
         const CollectiveArgs a{model,         system,         algorithm,           composition, splits,

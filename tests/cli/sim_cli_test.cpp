@@ -204,7 +204,8 @@ TEST(SimCli, CollectiveBelowItsPhysicalBoundIsFlaggedWithOneWarning) {
   testing::WorkloadBuilder b("cli_below_bound", 4);
   for (uint32_t npu = 0; npu < 4; ++npu)
     b.coll(npu, 1, chakra::CommType::AllReduce, 8'000'000);
-  const std::string sys = b.file("sys.json", R"({"scheduling-policy": "LIFO", "collective-optimization": "baseline", "endpoint-delay": 0,
+  const std::string sys =
+      b.file("sys.json", R"({"scheduling-policy": "LIFO", "collective-optimization": "baseline", "endpoint-delay": 0,
       "preferred-dataset-splits": 1, "active-chunks-per-dimension": 1,
       "all-reduce-implementation": ["direct"], "all-gather-implementation": ["direct"],
       "reduce-scatter-implementation": ["direct"], "all-to-all-implementation": ["direct"]})");

@@ -102,7 +102,8 @@ TEST(RuntimeBounds, DirectAllReduceUnderTheUnawareModelIsBelowItsBound) {
   WorkloadBuilder b("bounds_direct", 4);
   for (uint32_t npu = 0; npu < 4; ++npu)
     b.coll(npu, 1, CommType::AllReduce, kBytes);
-  const std::string sys_path = b.file("sys.json", R"({"scheduling-policy": "LIFO", "collective-optimization": "baseline", "endpoint-delay": 0,
+  const std::string sys_path =
+      b.file("sys.json", R"({"scheduling-policy": "LIFO", "collective-optimization": "baseline", "endpoint-delay": 0,
       "preferred-dataset-splits": 1, "active-chunks-per-dimension": 1,
       "all-reduce-implementation": ["direct"], "all-gather-implementation": ["direct"],
       "reduce-scatter-implementation": ["direct"], "all-to-all-implementation": ["direct"]})");

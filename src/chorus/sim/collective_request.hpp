@@ -19,11 +19,11 @@ namespace chorus {
 
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::AllReduce;
-  Bytes size;                     // NCCL size; with `system`, ASTRA-sim's comm_size (All-Gather: per NPU)
-  std::string model = "unaware";  // unaware | aware | flow
-  std::string system;             // ASTRA-sim system JSON: compatibility mode (sets algorithm and chunking)
-  std::string algorithm;          // "ring", a comma list per dimension, or "synth"; empty: ring
-  std::string composition;        // localBWAware (default) | baseline
+  Bytes size;                      // NCCL size; with `system`, ASTRA-sim's comm_size (All-Gather: per NPU)
+  std::string model = "unaware";   // unaware | aware | flow
+  std::string system;              // ASTRA-sim system JSON: compatibility mode (sets algorithm and chunking)
+  std::string algorithm;           // "ring", a comma list per dimension, or "synth"; empty: ring
+  std::string composition;         // localBWAware (default) | baseline
   std::optional<uint32_t> splits;  // none: one chunk, except Broadcast/Reduce, pipelined (default_chunks.hpp)
   uint32_t active_chunks = 1;
   std::string endpoint_delay;       // e.g. "10ns"; empty: none

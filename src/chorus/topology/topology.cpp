@@ -55,8 +55,9 @@ NodeId TopologyBuilder::add_switch() {
 
 LinkId TopologyBuilder::add_link(NodeId src, NodeId dst, Bandwidth bandwidth, Time latency) {
   if (topology_.link_src_.size() >= kMaxLinks) {
-    throw Error(source_, "links", fmt::format("'{}' has more than {} links; chorus keeps topologies below that size",
-                                              topology_.name_, kMaxLinks));
+    throw Error(source_, "links",
+                fmt::format("'{}' has more than {} links; chorus keeps topologies below that size", topology_.name_,
+                            kMaxLinks));
   }
   // Formatted only on failure: building a string per link dominated loading multi-million-link topologies.
   const auto field = [&] { return fmt::format("link {}->{}", src.value, dst.value); };
