@@ -74,6 +74,24 @@ TEST(HloChakraExport, UnrolledLoopChainsItsBodiesAndCollectivesUseTheirGroups) {
   std::filesystem::remove_all(dir);
 }
 
+// [2,4]<=[4,2]T(1,0): iota over 8 devices laid out 4x2, transposed to 2x4, cut into 2 groups of 4; row-major
+// over the transposed array the groups are {0,2,4,6} and {1,3,5,7}.
+TEST(HloChakraExport, TransposedIotaReplicaGroupsAreExpandedWithTheirTranspose) {
+  const char* text =
+      "HloModule x\n%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+      "  ROOT %s = f32[] add(f32[] %x, f32[] %y)\n}\n"
+      "ENTRY %e {\n  %a = f32[1000] parameter(0)\n"
+      "  ROOT %r = f32[1000] all-reduce(f32[1000] %a), replica_groups=[2,4]<=[4,2]T(1,0), to_apply=%add\n}\n";
+  const Module m = parse_module(text, "x.hlo");
+  const Analysis a = analyze(m, round_system(), {.npus = 8});
+  const std::string dir = out_dir("iota_transpose");
+  (void)write_chakra_traces(m, a, dir, {.npus = 8});
+  nlohmann::json groups;
+  std::ifstream(dir + "/comm_groups.json") >> groups;
+  EXPECT_EQ(groups, nlohmann::json::parse(R"({"hlo_g0_0":[0,2,4,6],"hlo_g0_1":[1,3,5,7]})"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(HloChakraExport, SummarizedLoopIsOneNodeOfTheLoopTime) {
   const Module m = parse_module(kModule, "x.hlo");
   // One summary node for the loop, carrying the FLOPs of one trip (the body's negate: 1000), as XLA counts a while.

@@ -2,7 +2,6 @@
 #include "chorus/hlo/chakra_export.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chorus/core/error.hpp"
+#include "chorus/hlo/analysis.hpp"
 #include "chorus/hlo/cost.hpp"
 #include "chorus/workload/chakra/trace.hpp"
 
@@ -19,46 +19,6 @@ namespace chorus::hlo {
 namespace {
 
 using Deps = std::vector<uint64_t>;
-
-std::vector<int64_t> numbers(std::string_view text) {
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < text.size();) {
-    if (text[i] >= '0' && text[i] <= '9') {
-      int64_t v = 0;
-      const auto r = std::from_chars(text.data() + i, text.data() + text.size(), v);
-      out.push_back(v);
-      i = static_cast<size_t>(r.ptr - text.data());
-    } else {
-      ++i;
-    }
-  }
-  return out;
-}
-
-// The groups of a replica_groups attribute as device lists; empty for "all devices".
-std::vector<std::vector<uint32_t>> groups_of(std::string_view text) {
-  std::vector<std::vector<uint32_t>> groups;
-  if (text.empty() || text == "{}")
-    return groups;
-  if (text.front() == '[') {  // [G,S]<=[N]: consecutive blocks of S (a transposed iota form is not expanded)
-    const auto n = numbers(text);
-    for (int64_t g = 0; g < n[0]; ++g) {
-      groups.emplace_back();
-      for (int64_t s = 0; s < n[1]; ++s)
-        groups.back().push_back(static_cast<uint32_t>(g * n[1] + s));
-    }
-    return groups;
-  }
-  size_t pos = 1;
-  while ((pos = text.find('{', pos)) != std::string_view::npos) {
-    const size_t end = text.find('}', pos);
-    groups.emplace_back();
-    for (const int64_t id : numbers(text.substr(pos, end - pos)))
-      groups.back().push_back(static_cast<uint32_t>(id));
-    pos = end;
-  }
-  return groups;
-}
 
 std::optional<chakra::CommType> comm_type(const std::string& op) {
   if (op == "all-reduce" || op == "all-reduce-start")
@@ -161,7 +121,7 @@ class Exporter {
     if (it != set_index_.end())
       return it->second;
     const int id = static_cast<int>(group_sets_.size());
-    group_sets_.push_back(groups_of(text));
+    group_sets_.push_back(replica_group_members(m_, in, o_.npus));  // the iota form with its transpose too
     set_index_.emplace(text, id);
     return id;
   }
