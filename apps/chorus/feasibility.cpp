@@ -5,10 +5,6 @@
 
 namespace chorus::cli {
 
-bool physically_feasible(Time time, Time bound) {
-  return time.picoseconds() >= bound.picoseconds();
-}
-
 void print_infeasible_warning(Time time, Time bound, NetworkModelKind model) {
   if (physically_feasible(time, bound))
     return;

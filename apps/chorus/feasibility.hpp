@@ -3,13 +3,11 @@
 // full speed each, so it can finish below the cut bound).
 #pragma once
 
+#include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/units.hpp"
 #include "chorus/sim/collective_run.hpp"
 
 namespace chorus::cli {
-
-// Feasible means time >= bound, compared exactly in integer picoseconds (a zero bound is always met).
-bool physically_feasible(Time time, Time bound);
 
 // Prints one "warning ..." line to stdout when `time` is below `bound`; nothing otherwise.
 void print_infeasible_warning(Time time, Time bound, NetworkModelKind model);

@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
+#include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "chorus/synth/dimensional.hpp"
@@ -85,7 +86,7 @@ nlohmann::json record(const SynthRun& run) {
   j["ratio"] = run.bound.bound > Time::zero()
                    ? static_cast<double>(r.time.picoseconds()) / static_cast<double>(run.bound.bound.picoseconds())
                    : 0.0;
-  j["physically_feasible"] = r.time.picoseconds() >= run.bound.bound.picoseconds();  // as `chorus synth --json`
+  j["physically_feasible"] = physically_feasible(r.time, run.bound.bound);
   j["synthesis_s"] = r.synthesis_s;
   j["bound_s"] = run.bound.seconds;
   j["transfers"] = r.schedule.transfer_count();

@@ -101,6 +101,12 @@ struct LowerBound {
 // BruteForce is asked for more than 20 nodes.
 LowerBound lower_bound(const Topology& topology, const Collective& collective, const BoundOptions& options = {});
 
+// Whether a reported time is physically possible: time >= bound, compared exactly in integer picoseconds (a zero
+// bound, i.e. none computed, is always met). Every report that flags results below their bound uses this rule.
+inline bool physically_feasible(Time time, Time bound) {
+  return time.picoseconds() >= bound.picoseconds();
+}
+
 // True if translations along every dimension are verified automorphisms (bandwidth and latency preserved) of a
 // switch-less dimensional topology; then one sink is exact. Exposed for tests and the CLI's report.
 bool npus_provably_symmetric(const Topology& topology);

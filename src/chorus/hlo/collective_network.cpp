@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "chorus/collective/lower_bound.hpp"
+
 namespace chorus::hlo {
 
 std::optional<chakra::CommType> hlo_comm_type(const std::string& opcode) {
@@ -45,7 +47,7 @@ std::optional<CollectiveTiming> CollectiveNetwork::time(const std::string& opcod
       continue;  // a group of one device, or nothing to move, costs nothing
     const TimedCollective& t = timer_.time(*type, bytes, members);
     const Time bound = bounds_.bound(*type, bytes, members);
-    out.below_bound |= t.duration < bound;
+    out.below_bound |= !physically_feasible(t.duration, bound);
     if (t.duration.seconds() >= out.time_s) {
       out.time_s = t.duration.seconds();
       out.algorithm = t.algorithm;

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/network/link_stats.hpp"
 #include "chorus/runtime/collective_timer.hpp"
@@ -82,7 +83,7 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 }  // namespace
 
 bool below_bound(const CollectiveReport& c) {
-  return c.lower_bound > Time::zero() && c.end - c.start < c.lower_bound;
+  return !physically_feasible(c.end - c.start, c.lower_bound);
 }
 
 size_t count_below_bound(const RunReport& report) {

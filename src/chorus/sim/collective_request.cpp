@@ -89,11 +89,6 @@ Time simulate_synthesized(const Topology& topology, const SynthResult& r, Networ
   return network_models().get(model).run(r.schedule, topology, options).makespan;
 }
 
-// Feasible means time >= bound, compared exactly in integer picoseconds (a zero bound is always met).
-bool physically_feasible(Time time, Time bound) {
-  return time.picoseconds() >= bound.picoseconds();
-}
-
 // `--algorithm synth`: synthesize for this topology, then simulate the schedule under the model.
 std::pair<nlohmann::json, Time> synth_record(const Topology& topology, const CollectiveRequest& q,
                                              NetworkModelKind model) {
