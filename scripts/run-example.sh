@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --program
 echo "run-example: configuring and building build/chorus"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCHORUS_BUILD_TESTS=OFF -DCHORUS_BUILD_BENCH=OFF \
+source scripts/lib/compiler-launcher.sh
+cmake -S . -B build -G Ninja "${CHORUS_LAUNCHER_ARGS[@]}" -DCMAKE_BUILD_TYPE=Release -DCHORUS_BUILD_TESTS=OFF -DCHORUS_BUILD_BENCH=OFF \
   -DCHORUS_SIMGRID_CROSSCHECK=OFF >/dev/null
 cmake --build build --parallel "$(nproc)" --target chorus -- --quiet
 

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Release -DCHORUS_SANITIZE=ON \
+source scripts/lib/compiler-launcher.sh
+cmake -S . -B build-asan -G Ninja "${CHORUS_LAUNCHER_ARGS[@]}" -DCMAKE_BUILD_TYPE=Release -DCHORUS_SANITIZE=ON \
   -DCHORUS_BUILD_BENCH=OFF >/dev/null
 cmake --build build-asan --parallel "$(nproc)"
 export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1
