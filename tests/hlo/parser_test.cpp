@@ -125,6 +125,13 @@ TEST(HloParser, UnbalancedBraceInAttributeNamesItsLine) {
   EXPECT_EQ(what.rfind("bad.hlo: line 3, column 38: expected a matching '}' in attribute metadata", 0), 0u) << what;
 }
 
+// Found by the hlo fuzz harness: a closing bracket with nothing open read the back of an empty stack.
+TEST(HloParser, StrayClosingBracketInAttributeIsAnError) {
+  const std::string what = error_of("HloModule c\nENTRY %e {\n  ROOT %p = () m(), n=]\n}\n");
+  EXPECT_EQ(what.rfind("bad.hlo: line 3, column 23: expected a '[' opened before this ']' in attribute n", 0), 0u)
+      << what;
+}
+
 TEST(HloParser, UndefinedOperandIsAnError) {
   const std::string what = error_of("HloModule t\nENTRY %e {\n  ROOT %b = f32[4] negate(f32[4] %nowhere)\n}\n");
   EXPECT_EQ(what, "bad.hlo: line 3, column 3: operand %nowhere of %b is not an instruction of computation %e");

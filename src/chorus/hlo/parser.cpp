@@ -445,6 +445,8 @@ class Parser {
       if (c == '(' || c == '{' || c == '[') {
         closers.push_back(c == '(' ? ')' : c == '{' ? '}' : ']');
       } else if (c == ')' || c == '}' || c == ']') {
+        if (closers.empty())  // only ']' gets here: ')' and '}' end the value when nothing is open
+          fail(fmt::format("a '[' opened before this ']' in attribute {}", key));
         if (c != closers.back())
           fail(fmt::format("'{}' in attribute {}", closers.back(), key));
         closers.pop_back();
