@@ -321,6 +321,20 @@ TEST_F(HostileInput, R28BoundOnMaximumSizeTopologies) {
                      {"dgx:2097152x8", "npus", "kMaxBoundNpus"});
 }
 
+// Found by the astra_network fuzz harness: a 31,200-NPU fully connected dimension has 31200 x 31199 = 973,408,800
+// directed links, far past TopologyBuilder::kMaxLinks (2^26 = 67,108,864); it used to build 2^26 links (gigabytes,
+// tens of seconds) before refusing. The link count is now checked before anything is built. Also fc:8193 (the
+// first fully connected size past the limit: 8193 x 8192 = 67,117,056) through the generator spec.
+TEST_F(HostileInput, FullyConnectedPastTheLinkLimitIsRefusedBeforeBuilding) {
+  const std::string yml =
+      write("fc.yml", "topology: [ FullyConnected ]\nnpus_count: [ 31200 ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n");
+  expect_input_error(run({"bound", "--network", yml, "--collective", "all_reduce", "--size", "1MiB"}),
+                     {"fc.yml", "links", "973408800", "kMaxLinks"});
+  expect_input_error(run({"bound", "--topology", "fc:8193", "--bandwidth", "50GB/s", "--latency", "500ns",
+                          "--collective", "all_reduce", "--size", "1MiB"}),
+                     {"links", "67117056", "kMaxLinks"});
+}
+
 TEST_F(HostileInput, R30ChakraDurationU64Max) {
   const std::string repro = "30-chakra-duration-u64max-and-roofline-silently-wrong";
   expect_input_error(run(sim_args(data(repro, "comp_u64max/t"))), {"t.0.et", "duration_micros"});

@@ -140,7 +140,7 @@ Topology load_astra_network(const std::string& path) {
   const YAML::Node root = load_yaml_file(path);
   check_keys(path, root);
   std::vector<Dimension> dimensions = read_dimensions(path, root);
-  return compose(std::move(dimensions), std::filesystem::path(path).stem().string());
+  return compose(std::move(dimensions), std::filesystem::path(path).stem().string(), path);
 }
 
 }  // namespace chorus

@@ -51,8 +51,9 @@ Topology hypercube(uint32_t dimensions, const std::vector<LinkParams>& links);
 // ASTRA-sim-style multi-dimensional composition, dimension 0 first. Per dimension and per group of NPUs
 // that differ only in that dimension's coordinate: Ring links coordinates +-1 mod size, UniRing c -> c+1
 // mod size, FullyConnected every pair, Mesh +-1 without wrap-around, Switch adds one switch node with a
-// full-duplex link to every member. An empty `name` becomes "dims:ring8,fc8,switch8"-style.
-Topology compose(std::vector<Dimension> dimensions, std::string name = "");
+// full-duplex link to every member. An empty `name` becomes "dims:ring8,fc8,switch8"-style. Errors name
+// `source` (the input file, when there is one), else the name.
+Topology compose(std::vector<Dimension> dimensions, std::string name = "", std::string source = "");
 
 // DGX-like cluster of `nodes` x `gpus_per_node` GPUs (GPU id = node * gpus_per_node + g). Each node's GPUs
 // have full-duplex `intra` links to the node's NVSwitch-style switch (switch ids npus .. npus+nodes-1);
