@@ -68,8 +68,8 @@ std::pair<CLI::App*, std::string> walk(CLI::App& root, const std::vector<std::st
     app = sub;
   }
   if (app->get_option_no_throw("--json") == nullptr) {
-    return {nullptr, fmt::format("`chorus {}` has no --json option; the sweep reads each point's JSON",
-                                 fmt::join(job, " "))};
+    return {nullptr,
+            fmt::format("`chorus {}` has no --json option; the sweep reads each point's JSON", fmt::join(job, " "))};
   }
   return {app, ""};
 }
@@ -177,7 +177,8 @@ void run_sweep(CLI::App& root, const SweepOptions& o) {
       pending.push_back(i);
   }
   const unsigned threads =
-      o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(ranks.size()));
+      o.threads > 0 ? o.threads
+                    : std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(ranks.size()));
   const RowWriter writer(o.out);
   std::vector<std::string> columns = existing.result_columns;
   Tally tally;

@@ -79,7 +79,7 @@ axes:
 )";
 
 // Bidirectional ring of 8 at B = 50 GB/s: the worst cut is all NPUs but one, fed by its 2 in-links, so
-// T_AG = T_RS = (M / 8) x 7 / (2 B) = 7 x 2^30 / (8 x 1e11) s = 9,395,240.448 ns for M = 1 GiB (twice for 2 GiB).
+// T_AG = T_RS = (M / 8) x 7 / (2 B) = 7 x 2^30 / (8 x 1e11) s = 9,395,240.96 ns for M = 1 GiB (twice for 2 GiB).
 TEST_F(SweepCli, GridOverBoundMatchesHandValuesAndResumes) {
   const std::string grid = write("sweep.yml", kBoundGrid);
   const std::string out = path("sweep.csv");
@@ -89,13 +89,16 @@ TEST_F(SweepCli, GridOverBoundMatchesHandValuesAndResumes) {
   std::vector<std::string> lines = lines_of(out);
   ASSERT_EQ(lines.size(), 5u);
   EXPECT_TRUE(lines[0].starts_with("size,collective,status,error,")) << lines[0];
-  EXPECT_EQ(row_for(lines, "1GiB,all_gather").at("bound_ns"), "9395240.448");
-  EXPECT_EQ(row_for(lines, "1GiB,reduce_scatter").at("bound_ns"), "9395240.448");
-  EXPECT_EQ(row_for(lines, "2GiB,all_gather").at("bound_ns"), "18790480.896");
+  EXPECT_EQ(row_for(lines, "1GiB,all_gather").at("bound_ns"), "9395240.96");
+  EXPECT_EQ(row_for(lines, "1GiB,reduce_scatter").at("bound_ns"), "9395240.96");
+  EXPECT_EQ(row_for(lines, "2GiB,all_gather").at("bound_ns"), "18790481.92");
   EXPECT_EQ(row_for(lines, "2GiB,all_gather").at("status"), "ok");
 
   // A run killed after three rows and half a fourth: the re-run cuts the half row and runs only the missing point.
-  std::ofstream(out, std::ios::trunc) << lines[0] << "\n" << lines[1] << "\n" << lines[2] << "\n" << lines[3] << "\n"
+  std::ofstream(out, std::ios::trunc) << lines[0] << "\n"
+                                      << lines[1] << "\n"
+                                      << lines[2] << "\n"
+                                      << lines[3] << "\n"
                                       << lines[4].substr(0, 10);
   const CliRun again = run_chorus_split({"sweep", "--grid", grid, "--out", out});
   ASSERT_EQ(again.status, 0) << again.err;

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/collective/symmetric_bound.hpp"
+#include "chorus/topology/cluster_generators.hpp"
 #include "chorus/topology/generators.hpp"
 
 namespace chorus {
@@ -79,18 +81,54 @@ TEST(SymmetricBound, FullyConnectedBySwitchByHand) {
 // (M / 128) x 7 / 25 GiB/s = 7 / 3200 s = 2.1875 ms for M = 1 GiB.
 // Latency: the farthest NPU is 2 ring hops, 1 fc hop and 2 switch hops away: 2 x 150 + 400 + 2 x 1200 = 3100 ns.
 TEST(SymmetricBound, RingFullyConnectedSwitchByHand) {
-  const Topology t = compose(
-      {dim(BlockKind::Ring, 4, 300, 150), dim(BlockKind::FullyConnected, 4, 150, 400), dim(BlockKind::Switch, 8, 25, 1200)});
+  const Topology t = compose({dim(BlockKind::Ring, 4, 300, 150), dim(BlockKind::FullyConnected, 4, 150, 400),
+                              dim(BlockKind::Switch, 8, 25, 1200)});
   const LowerBound ag = bound_of(t, CollectiveKind::AllGather, BoundMethod::Auto);
   EXPECT_EQ(ag.method, BoundMethod::Symmetric);
   EXPECT_EQ(ag.bandwidth_bound, Time::ps(2'187'500'000));
   EXPECT_EQ(ag.latency_bound, Time::ns(3100));
 }
 
+TEST(SymmetricBound, FatTreesEqualAllSinksMaxFlow) {
+  const LinkParams fast{Bandwidth::gb_per_s(100), Time::ns(100)}, slow{Bandwidth::gb_per_s(10), Time::ns(300)};
+  for (const auto& [shape, host, fabric] :
+       {std::tuple(FatTreeShape{4, 1}, fast, fast), std::tuple(FatTreeShape{4, 2}, fast, slow),
+        std::tuple(FatTreeShape{6, 1}, slow, fast), std::tuple(FatTreeShape{2, 3}, fast, slow),
+        std::tuple(FatTreeShape{4, 8}, fast, slow)}) {
+    const Topology t = fat_tree(shape, host, fabric);
+    SCOPED_TRACE(t.name());
+    ASSERT_TRUE(npu_orbits(t).has_value());
+    for (CollectiveKind kind : {CollectiveKind::AllGather, CollectiveKind::AllReduce}) {
+      const LowerBound symmetric = bound_of(t, kind, BoundMethod::Symmetric);
+      const LowerBound flows = bound_of(t, kind, BoundMethod::AllSinks);
+      EXPECT_EQ(symmetric.bound, flows.bound) << to_string(kind);
+      EXPECT_EQ(symmetric.bandwidth_bound, flows.bandwidth_bound) << to_string(kind);
+      EXPECT_EQ(symmetric.latency_bound, flows.latency_bound) << to_string(kind);
+    }
+  }
+}
+
+// Hand derivations on k = 4 fat-trees (M = 1 GiB):
+// - host and fabric links at B = 100 GB/s, 16 hosts: all but one host is fed by that host's one link, B / 15; all but
+//   an edge group (2 hosts) by 2 aggregation links, 2B / 14; all but a pod by 4 core links, 4B / 12. So B / 15:
+//   T_AG = (M / 16) x 15 / B = 2^30 x 15 / (16 x 1e11) s = 10,066,329,600 ps.
+// - oversub = 8 (16 hosts per edge switch, 128 hosts) with 10 GB/s fabric links F: all but one host gives B / 127,
+//   all but an edge group 2F / 112 = B / 560, all but a pod 4F / 96 = B / 240. So the edge group binds:
+//   T_AG = (M / 128) x 112 / (2F) = 2^30 x 0.875 / 2e10 s = 46,976,204,800 ps.
+TEST(SymmetricBound, FatTreeByHand) {
+  const LinkParams b{Bandwidth::gb_per_s(100), Time::ns(0)}, f{Bandwidth::gb_per_s(10), Time::ns(0)};
+  EXPECT_EQ(bound_of(fat_tree({4, 1}, b, b), CollectiveKind::AllGather, BoundMethod::Auto).bandwidth_bound,
+            Time::ps(10'066'329'600));
+  const LowerBound oversubscribed = bound_of(fat_tree({4, 8}, b, f), CollectiveKind::AllGather, BoundMethod::Auto);
+  EXPECT_EQ(oversubscribed.method, BoundMethod::Symmetric);
+  EXPECT_EQ(oversubscribed.bandwidth_bound, Time::ps(46'976'204'800));
+  EXPECT_EQ(oversubscribed.worst_cut_npus, 112u);
+}
+
 TEST(SymmetricBound, OrbitsAreFewAndNpuZeroIsAlone) {
   // 16 x 16 x 16 Ring x FullyConnected x Switch: 9 x 2 x 2 NPU orbits and 9 x 2 switch orbits.
-  const Topology t = compose(
-      {dim(BlockKind::Ring, 16, 300, 150), dim(BlockKind::FullyConnected, 16, 150, 400), dim(BlockKind::Switch, 16, 25, 1200)});
+  const Topology t = compose({dim(BlockKind::Ring, 16, 300, 150), dim(BlockKind::FullyConnected, 16, 150, 400),
+                              dim(BlockKind::Switch, 16, 25, 1200)});
   const std::optional<NpuOrbits> orbits = npu_orbits(t);
   ASSERT_TRUE(orbits.has_value());
   EXPECT_EQ(orbits->classes, 36u + 18u);

@@ -109,8 +109,8 @@ TEST(ClusterGenerators, Specs) {
   EXPECT_EQ(load_topology(spec("fattree:k=4,oversub=2", {b, b})).npu_count(), 32u);
   EXPECT_EQ(load_topology(spec("rail:nodes=8,unit=4,spines=2", {b, b})).npu_count(), 64u);
   EXPECT_EQ(load_topology(spec("dragonfly:p=2,a=4,h=2", {b})).npu_count(), 72u);
-  for (const char* bad : {"fattree:k=3", "fattree:q=4", "fattree:k=4,k=4", "fattree:oversub=2", "rail:nodes=6,unit=4,spines=2",
-                          "dragonfly:p=2,a=4", "fattree:k=4096"}) {
+  for (const char* bad : {"fattree:k=3", "fattree:q=4", "fattree:k=4,k=4", "fattree:oversub=2",
+                          "rail:nodes=6,unit=4,spines=2", "dragonfly:p=2,a=4", "fattree:k=4096"}) {
     EXPECT_THROW(load_topology(spec(bad, {b})), Error) << bad;
   }
 }

@@ -671,7 +671,7 @@ BoundMethod resolve_method(const Topology& topology, BoundMethod requested, cons
   if (requested == BoundMethod::Symmetric && !orbits) {
     throw Error(topology.name(), "method",
                 "symmetric needs a dimensional topology of Ring, UniRing, FullyConnected and Switch dimensions whose "
-                "links follow its dimensions");
+                "links follow its dimensions, or a fattree");
   }
   if (requested != BoundMethod::Auto)
     return requested;
@@ -701,10 +701,11 @@ std::optional<std::string> too_costly(const Topology& topology, const Collective
                                       const std::optional<NpuOrbits>& orbits) {
   if (topology.npu_count() <= limits::kMaxBoundNpus || !needs_per_npu_work(collective, options, method, orbits))
     return std::nullopt;
-  return fmt::format("{} NPUs; bounds are computed for at most {} (kMaxBoundNpus in src/chorus/core/limits.hpp), "
-                     "except All-Gather, Reduce-Scatter, All-Reduce and All-to-All on symmetric dimensional "
-                     "topologies with at most that many NPU orbits",
-                     topology.npu_count(), limits::kMaxBoundNpus);
+  return fmt::format(
+      "{} NPUs; bounds are computed for at most {} (kMaxBoundNpus in src/chorus/core/limits.hpp), "
+      "except All-Gather, Reduce-Scatter, All-Reduce and All-to-All on symmetric dimensional "
+      "topologies and fat-trees with at most that many NPU orbits",
+      topology.npu_count(), limits::kMaxBoundNpus);
 }
 
 }  // namespace

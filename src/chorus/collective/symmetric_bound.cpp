@@ -3,9 +3,12 @@
 #include "chorus/collective/symmetric_bound.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <utility>
 
 #include "chorus/collective/max_flow.hpp"
+#include "chorus/core/error.hpp"
+#include "chorus/topology/cluster_generators.hpp"
 #include "chorus/topology/generators.hpp"
 
 namespace chorus {
@@ -16,7 +19,7 @@ namespace {
 uint32_t coordinate_class(const Dimension& dim, uint32_t c) {
   switch (dim.kind) {
     case BlockKind::Ring:
-    case BlockKind::Mesh:  // only sizes <= 2 get here, where a mesh is a ring
+    case BlockKind::Mesh:                // only sizes <= 2 get here, where a mesh is a ring
       return std::min(c, dim.size - c);  // c = 0 gives 0
     case BlockKind::UniRing:
       return c;
@@ -41,11 +44,11 @@ uint32_t class_count(const Dimension& dim) {
   return dim.size;
 }
 
-// True if the links are exactly those compose() builds from the declared dimensions (same ids, same order), so
-// the per-dimension symmetries above are automorphisms of this graph and not just of its description.
-bool links_follow_dimensions(const Topology& topology) {
-  const Topology expected = compose(topology.dimensions(), topology.name());
-  if (expected.node_count() != topology.node_count() || expected.link_count() != topology.link_count())
+// True if `topology` has exactly the nodes and links of `expected` (same ids, same order), so that symmetries
+// derived from how `expected` was generated are automorphisms of this graph and not just of its description.
+bool same_links(const Topology& topology, const Topology& expected) {
+  if (expected.node_count() != topology.node_count() || expected.npu_count() != topology.npu_count() ||
+      expected.link_count() != topology.link_count())
     return false;
   for (uint32_t l = 0; l < topology.link_count(); ++l) {
     const LinkId link{l};
@@ -58,9 +61,61 @@ bool links_follow_dimensions(const Topology& topology) {
   return true;
 }
 
-}  // namespace
+void count_npus(NpuOrbits& orbits, uint32_t npus) {
+  orbits.npus.assign(orbits.classes, 0);
+  for (uint32_t n = 0; n < npus; ++n)
+    ++orbits.npus[orbits.class_of[n]];
+}
 
-std::optional<NpuOrbits> npu_orbits(const Topology& topology) {
+// A fat-tree from fat_tree() (cluster_generators.hpp), recognised by its name and checked link by link. Host 0's
+// stabiliser permutes the other hosts of its edge switch, the other edge switches of its pod, the other pods, the
+// aggregation index (with the matching core groups) and the cores of a group; its orbits: host 0 / its edge's
+// other hosts / its pod's other hosts / the rest; edge 0 / pod 0's other edges / other edges; pod 0's aggregations
+// / other aggregations; the cores.
+std::optional<NpuOrbits> fat_tree_orbits(const Topology& topology) {
+  unsigned k = 0, oversub = 0;
+  char tail = 0;
+  if (std::sscanf(topology.name().c_str(), "fattree:k=%u,oversub=%u%c", &k, &oversub, &tail) != 2 ||
+      topology.link_count() == 0) {
+    return std::nullopt;
+  }
+  const uint32_t npus = topology.npu_count();
+  if (k < 2 || k % 2 != 0 || uint64_t{k} * k * k / 4 * oversub != npus)
+    return std::nullopt;  // checked before fat_tree() allocates anything
+  const LinkId host_link{0}, fabric_link{std::min(2 * npus, topology.link_count() - 1)};
+  std::optional<Topology> expected;
+  try {
+    expected = fat_tree({k, oversub}, {topology.link_bandwidth(host_link), topology.link_latency(host_link)},
+                        {topology.link_bandwidth(fabric_link), topology.link_latency(fabric_link)});
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  if (!same_links(topology, *expected))
+    return std::nullopt;
+  const uint32_t half = k / 2, hosts_per_edge = half * oversub, edges = k * half;
+  NpuOrbits orbits;
+  orbits.classes = 10;
+  orbits.class_of.resize(topology.node_count());
+  for (uint32_t h = 0; h < npus; ++h) {
+    const uint32_t edge = h / hosts_per_edge;
+    orbits.class_of[h] = h == 0 ? 0 : edge == 0 ? 1 : edge < half ? 2 : 3;
+  }
+  for (uint32_t e = 0; e < edges; ++e)
+    orbits.class_of[npus + e] = e == 0 ? 4 : e < half ? 5 : 6;
+  for (uint32_t a = 0; a < edges; ++a)
+    orbits.class_of[npus + edges + a] = a < half ? 7 : 8;
+  for (uint32_t c = npus + 2 * edges; c < topology.node_count(); ++c)
+    orbits.class_of[c] = 9;
+  count_npus(orbits, npus);
+  return orbits;
+}
+
+// True if the links are exactly those compose() builds from the declared dimensions.
+bool links_follow_dimensions(const Topology& topology) {
+  return same_links(topology, compose(topology.dimensions(), topology.name()));
+}
+
+std::optional<NpuOrbits> dimensional_orbits(const Topology& topology) {
   if (!topology.is_dimensional())
     return std::nullopt;
   const std::vector<Dimension>& dims = topology.dimensions();
@@ -105,10 +160,16 @@ std::optional<NpuOrbits> npu_orbits(const Topology& topology) {
     }
   }
   orbits.classes = static_cast<uint32_t>(classes);
-  orbits.npus.assign(orbits.classes, 0);
-  for (uint32_t n = 0; n < npus; ++n)
-    ++orbits.npus[orbits.class_of[n]];
+  count_npus(orbits, npus);
   return orbits;
+}
+
+}  // namespace
+
+std::optional<NpuOrbits> npu_orbits(const Topology& topology) {
+  if (std::optional<NpuOrbits> orbits = dimensional_orbits(topology))
+    return orbits;
+  return fat_tree_orbits(topology);
 }
 
 QuotientCutSearch::QuotientCutSearch(const NpuOrbits& orbits, std::span<const uint32_t> src,

@@ -32,7 +32,9 @@ struct NpuOrbits {
 // and Switch dimensions: translations along each dimension make it NPU-transitive, and per dimension the
 // reflection c -> -c (Ring) and the permutations of the coordinates other than 0 (FullyConnected, Switch) fix
 // NPU 0. The links are checked against compose() of the declared dimensions, so a topology whose links disagree
-// with its dimensions gets nullopt, as do Mesh dimensions (not NPU-transitive) and plain graphs.
+// with its dimensions gets nullopt, as do Mesh dimensions (not NPU-transitive).
+// Also the k-ary fat-trees of fat_tree() (cluster_generators.hpp), recognised by name and checked link by link
+// against a rebuild: 4 host, 3 edge, 2 aggregation and 1 core orbit. Other graphs: nullopt.
 std::optional<NpuOrbits> npu_orbits(const Topology& topology);
 
 // The quotient of a directed graph (arcs src[a] -> dst[a] with `capacity`) by `orbits`, with the Dinkelbach

@@ -88,7 +88,7 @@ Time GroupBounds::bound(chakra::CommType type, int64_t bytes, const std::vector<
   // Zero is "no bound computed", which every time meets (physically_feasible); reports then carry no ratio.
   const Collective collective{kind, size, n};
   const Time t = bound_not_computable(network, collective, options) ? Time::zero()
-                                                                     : lower_bound(network, collective, options).bound;
+                                                                    : lower_bound(network, collective, options).bound;
   bounds_.emplace(key, t);
   return t;
 }

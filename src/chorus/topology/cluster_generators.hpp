@@ -27,8 +27,8 @@ Topology fat_tree(FatTreeShape shape, LinkParams host, LinkParams fabric);
 // `nodes` servers of `gpus` GPUs; inside a server every GPU links to the server's NVSwitch (`nvlink`); GPU g of a
 // server has one NIC (`nic`) to the rail leaf switch g of its scalable unit (`unit` consecutive servers); every
 // leaf links to every one of `spines` spine switches with bandwidth unit * nic / (spines * oversubscription), so
-// the leaf's uplinks carry its downlinks / oversubscription (latency: the NIC's). Switch ids: NVSwitches, leaves (unit-major), spines.
-// Named "rail:nodes=N,gpus=G,unit=U,spines=S,oversub=O".
+// the leaf's uplinks carry its downlinks / oversubscription (latency: the NIC's). Switch ids: NVSwitches, leaves
+// (unit-major), spines. Named "rail:nodes=N,gpus=G,unit=U,spines=S,oversub=O".
 struct RailShape {
   uint32_t nodes = 4;
   uint32_t gpus = 8;

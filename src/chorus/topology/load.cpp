@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <initializer_list>
 #include <filesystem>
+#include <initializer_list>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -23,9 +23,8 @@ namespace chorus {
 namespace {
 
 bool is_generator(std::string_view kind) {
-  for (std::string_view known :
-       {"ring", "uniring", "fc", "switch", "mesh2d", "mesh3d", "torus2d", "torus3d", "hypercube", "dgx", "dims",
-        "fattree", "rail", "dragonfly"}) {
+  for (std::string_view known : {"ring", "uniring", "fc", "switch", "mesh2d", "mesh3d", "torus2d", "torus3d",
+                                 "hypercube", "dgx", "dims", "fattree", "rail", "dragonfly"}) {
     if (kind == known)
       return true;
   }
