@@ -5,6 +5,7 @@
 //   chorus sweep --grid sweep.yml --out sweep.csv --threads 4
 //   mpirun -np 2 chorus sweep --grid sweep.yml --out sweep.csv
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,9 +14,11 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -138,20 +141,37 @@ PointOutcome outcome_of(const ChildOutput& child) {
   return o;
 }
 
-// Appends with one write() per row on an O_APPEND descriptor, so rows of several ranks never interleave.
-class RowWriter {
+// The output file, shared by the ranks: every read and append happens under an exclusive flock(), so a rank never
+// sees half a row of another, and the repair of a half-written last line (a run killed mid-write) is safe.
+class OutputFile {
  public:
-  explicit RowWriter(const std::string& path) : path_(path) {
+  explicit OutputFile(const std::string& path) : path_(path) {
     fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0)
       throw Error(path, "--out", std::strerror(errno));
   }
-  ~RowWriter() { ::close(fd_); }
-  RowWriter(const RowWriter&) = delete;
-  RowWriter& operator=(const RowWriter&) = delete;
-  void write(const std::string& text) const {
-    if (::write(fd_, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
-      throw Error(path_, "--out", fmt::format("write failed: {}", std::strerror(errno)));
+  ~OutputFile() { ::close(fd_); }
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  // Runs `f` holding the lock.
+  template <typename F>
+  auto locked(F&& f) const {
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR)
+        throw Error(path_, "--out", fmt::format("cannot lock: {}", std::strerror(errno)));
+    }
+    struct Unlock {
+      int fd;
+      ~Unlock() { ::flock(fd, LOCK_UN); }
+    } unlock{fd_};
+    return f();
+  }
+  void append(const std::string& text) const {
+    locked([&] {
+      if (::write(fd_, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+        throw Error(path_, "--out", fmt::format("write failed: {}", std::strerror(errno)));
+    });
   }
 
  private:
@@ -159,85 +179,113 @@ class RowWriter {
   int fd_ = -1;
 };
 
-struct Tally {
-  uint64_t run = 0, failed = 0;
+// Rows wait here until the CSV has its columns: rank 0 fixes them with its first successful point and writes the
+// header; the other ranks hold their rows until they see it in the file.
+class RowSink {
+ public:
+  RowSink(const Grid& grid, const OutputFile& file, const std::string& path, bool jsonl, bool leader,
+          const ExistingRows& existing)
+      : grid_(grid),
+        file_(file),
+        path_(path),
+        jsonl_(jsonl),
+        leader_(leader),
+        ready_(jsonl || existing.has_header),
+        columns_(existing.result_columns) {}
+
+  void add(uint64_t point, const PointOutcome& outcome) {
+    if (ready_) {
+      file_.append(row(point, outcome));
+      return;
+    }
+    held_.emplace_back(point, outcome);
+    if (leader_ && outcome.ok) {
+      columns_ = result_columns(grid_, outcome.result);
+      flush(csv_header(grid_, columns_));
+    } else if (!leader_) {
+      if (std::optional<std::vector<std::string>> columns =
+              file_.locked([&] { return read_csv_header(path_, grid_); })) {
+        columns_ = std::move(*columns);
+        flush("");
+      }
+    }
+  }
+
+  // After the last point: the leader writes a header even without a success; the others wait for it.
+  void finish() {
+    if (ready_)
+      return;
+    if (leader_) {
+      flush(csv_header(grid_, columns_));
+      return;
+    }
+    for (;;) {
+      if (std::optional<std::vector<std::string>> columns =
+              file_.locked([&] { return read_csv_header(path_, grid_); })) {
+        columns_ = std::move(*columns);
+        flush("");
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
+ private:
+  std::string row(uint64_t point, const PointOutcome& outcome) const {
+    return jsonl_ ? jsonl_row(grid_, grid_.point(point), outcome) : csv_row(grid_.point(point), outcome, columns_);
+  }
+  void flush(std::string text) {
+    for (const auto& [point, outcome] : held_)
+      text += row(point, outcome);
+    held_.clear();
+    ready_ = true;
+    file_.append(text);
+  }
+
+  const Grid& grid_;
+  const OutputFile& file_;
+  std::string path_;
+  bool jsonl_, leader_, ready_;
+  std::vector<std::string> columns_;
+  std::vector<std::pair<uint64_t, PointOutcome>> held_;
 };
 
 void run_sweep(CLI::App& root, const SweepOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   const Grid grid = load_grid(o.grid, catalogue_of(root));
-  if (o.out.empty())
-    throw Error("", "--out", "missing; name the CSV (or JSONL) file to write");
   SweepRanks ranks;
-  const ExistingRows existing = read_existing_rows(o.out, grid, o.jsonl);
-  ranks.barrier();  // every rank has read the file before anyone appends to it
-  std::vector<uint64_t> pending;
+  const OutputFile file(o.out);
+  const ExistingRows existing = file.locked([&] { return read_existing_rows(o.out, grid, o.jsonl); });
+  // Rank r owns the points whose index is r modulo the rank count: the split does not depend on what the other
+  // ranks have appended by the time this one reads the file.
+  std::vector<uint64_t> mine;
+  uint64_t skipped = 0;
   for (uint64_t i = 0; i < grid.point_count(); ++i) {
-    if (!existing.done.contains(point_key(grid.point(i))))
-      pending.push_back(i);
+    if (existing.done.contains(point_key(grid.point(i))))
+      ++skipped;
+    else if (i % static_cast<uint64_t>(ranks.size()) == static_cast<uint64_t>(ranks.rank()))
+      mine.push_back(i);
   }
   const unsigned threads =
       o.threads > 0 ? o.threads
                     : std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(ranks.size()));
-  const RowWriter writer(o.out);
-  std::vector<std::string> columns = existing.result_columns;
-  Tally tally;
-  auto child = [&](uint64_t point) { return run_point(root, grid, grid.point(point)); };
-  auto row_of = [&](uint64_t point, const PointOutcome& outcome) {
-    return o.jsonl ? jsonl_row(grid, grid.point(point), outcome) : csv_row(grid.point(point), outcome, columns);
-  };
-  auto count = [&](const PointOutcome& outcome) {
-    ++tally.run;
-    tally.failed += outcome.ok ? 0 : 1;
-  };
-  // A new CSV needs its columns, which the first successful point decides: rank 0 runs points in order until one
-  // succeeds, then writes the header and those rows and tells the other ranks the columns.
-  size_t first = 0;
-  if (!o.jsonl && !existing.has_header) {
-    if (ranks.rank() == 0) {
-      std::vector<std::pair<uint64_t, PointOutcome>> held;
-      bool found = false;
-      while (first < pending.size() && !found) {
-        const uint64_t point = pending[first++];
-        run_in_children(std::span(&point, 1), 1, child, [&](uint64_t, const ChildOutput& out) {
-          held.emplace_back(point, outcome_of(out));
-          found = held.back().second.ok;
-        });
-      }
-      if (found)
-        columns = result_columns(grid, held.back().second.result);
-      std::string text = csv_header(grid, columns);
-      for (const auto& [point, outcome] : held) {
-        text += row_of(point, outcome);
-        count(outcome);
-      }
-      writer.write(text);
-    }
-    first = std::stoull(ranks.broadcast(std::to_string(first)));
-    std::string joined = ranks.broadcast(fmt::format("{}", fmt::join(columns, "\x1f")));
-    columns.clear();
-    for (size_t start = 0; !joined.empty() && start <= joined.size();) {
-      const size_t end = std::min(joined.find('\x1f', start), joined.size());
-      columns.push_back(joined.substr(start, end - start));
-      start = end + 1;
-    }
-  }
-  std::vector<uint64_t> mine;
-  for (size_t i = first; i < pending.size(); ++i) {
-    if (static_cast<int>((i - first) % static_cast<size_t>(ranks.size())) == ranks.rank())
-      mine.push_back(pending[i]);
-  }
-  run_in_children(mine, threads, child, [&](uint64_t point, const ChildOutput& out) {
-    const PointOutcome outcome = outcome_of(out);
-    writer.write(row_of(point, outcome));
-    count(outcome);
-  });
-  const uint64_t run = ranks.sum(tally.run), failed = ranks.sum(tally.failed);
+  RowSink sink(grid, file, o.out, o.jsonl, ranks.rank() == 0, existing);
+  uint64_t run = 0, failed = 0;
+  run_in_children(
+      mine, threads, [&](uint64_t point) { return run_point(root, grid, grid.point(point)); },
+      [&](uint64_t point, const ChildOutput& out) {
+        const PointOutcome outcome = outcome_of(out);
+        ++run;
+        failed += outcome.ok ? 0 : 1;
+        sink.add(point, outcome);
+      });
+  sink.finish();
+  run = ranks.sum(run);
+  failed = ranks.sum(failed);
   if (ranks.rank() == 0) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     fmt::print("sweep: {} points, {} run ({} failed), {} already in {}; {} rank(s) x {} thread(s), {:.2f} s\n",
-               grid.point_count(), run, failed, grid.point_count() - pending.size(), o.out, ranks.size(), threads,
-               wall);
+               grid.point_count(), run, failed, skipped, o.out, ranks.size(), threads, wall);
   }
 }
 

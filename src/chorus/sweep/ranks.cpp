@@ -2,7 +2,8 @@
 #include "chorus/sweep/ranks.hpp"
 
 #include <cstdlib>
-#include <vector>
+#include <string>
+#include <utility>
 
 #ifdef CHORUS_HAVE_MPI
 #include <mpi.h>
@@ -12,27 +13,28 @@ namespace chorus {
 
 namespace {
 
-constexpr const char* kLaunchVariables[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"};
-
-[[maybe_unused]] bool launched_by_mpirun() {
-  for (const char* name : kLaunchVariables) {
-    if (std::getenv(name) != nullptr)
-      return true;
-  }
-  return false;
+// A non-negative integer from the environment, or -1.
+int environment_number(const char* name) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0')
+    return -1;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  return *end == '\0' && value >= 0 && value < (1L << 24) ? static_cast<int>(value) : -1;
 }
 
 }  // namespace
 
 SweepRanks::SweepRanks() {
-#ifdef CHORUS_HAVE_MPI
-  if (!launched_by_mpirun())
-    return;
-  MPI_Init(nullptr, nullptr);
-  initialised_ = true;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
-#endif
+  for (const auto& [rank, size] :
+       {std::pair("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"), std::pair("PMI_RANK", "PMI_SIZE")}) {
+    const int r = environment_number(rank), s = environment_number(size);
+    if (r >= 0 && s > r) {
+      rank_ = r;
+      size_ = s;
+      return;
+    }
+  }
 }
 
 SweepRanks::~SweepRanks() {
@@ -42,30 +44,13 @@ SweepRanks::~SweepRanks() {
 #endif
 }
 
-void SweepRanks::barrier() const {
+uint64_t SweepRanks::sum(uint64_t value) {
 #ifdef CHORUS_HAVE_MPI
-  if (initialised_)
-    MPI_Barrier(MPI_COMM_WORLD);
-#endif
-}
-
-std::string SweepRanks::broadcast(const std::string& text) const {
-#ifdef CHORUS_HAVE_MPI
-  if (initialised_) {
-    auto length = static_cast<unsigned long long>(text.size());
-    MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    std::vector<char> buffer(text.begin(), text.end());
-    buffer.resize(length);
-    MPI_Bcast(buffer.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD);
-    return std::string(buffer.begin(), buffer.end());
-  }
-#endif
-  return text;
-}
-
-uint64_t SweepRanks::sum(uint64_t value) const {
-#ifdef CHORUS_HAVE_MPI
-  if (initialised_) {
+  if (size_ > 1) {
+    if (!initialised_) {
+      MPI_Init(nullptr, nullptr);
+      initialised_ = true;
+    }
     auto local = static_cast<unsigned long long>(value), total = 0ULL;
     MPI_Allreduce(&local, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     return total;
@@ -75,7 +60,7 @@ uint64_t SweepRanks::sum(uint64_t value) const {
 }
 
 void forget_mpi_launch() {
-  for (const char* name : kLaunchVariables)
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMI_SIZE", "PMI_RANK", "PMIX_RANK"})
     ::unsetenv(name);
 }
 

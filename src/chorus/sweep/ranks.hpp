@@ -1,12 +1,14 @@
-// The MPI ranks a sweep is spread over (optional: compiled in under CHORUS_HAVE_MPI, as for `llm search`, see
-// llm/distributed.hpp). Without MPI, or when not launched by mpirun, this is one rank and costs nothing.
+// The MPI ranks a sweep is spread over. The rank and the rank count come from the launcher's environment
+// (mpirun sets OMPI_COMM_WORLD_RANK / _SIZE, other launchers PMI_RANK / PMI_SIZE); MPI itself (optional: compiled
+// in under CHORUS_HAVE_MPI, as for `llm search`, see llm/distributed.hpp) is initialised only by sum(), after the
+// points have run: each point runs in a forked child, and forking an MPI process costs more (its threads, its
+// shared-memory mappings) and is not supported by every transport. Not launched by mpirun: one rank.
 //
-//   SweepRanks ranks;                                   // MPI_Init when launched by mpirun
-//   std::string header = ranks.broadcast(rank0_text);   // every rank gets rank 0's text
+//   SweepRanks ranks;                                   // rank() and size() from the environment
+//   uint64_t total = ranks.sum(mine);                   // MPI_Init (once), then an all-reduce
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 namespace chorus {
 
@@ -19,11 +21,8 @@ class SweepRanks {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
-  void barrier() const;
-  // Rank 0's `text`, on every rank.
-  std::string broadcast(const std::string& text) const;
-  // The sum over the ranks, on every rank.
-  uint64_t sum(uint64_t value) const;
+  // The sum over the ranks, on every rank (joins MPI on first use; without MPI, the rank's own value).
+  uint64_t sum(uint64_t value);
 
  private:
   int rank_ = 0;

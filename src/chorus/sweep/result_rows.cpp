@@ -79,11 +79,9 @@ std::vector<std::string> complete_lines(const std::string& path) {
   return lines;
 }
 
-ExistingRows read_csv(const std::string& path, const Grid& grid, const std::vector<std::string>& lines) {
-  ExistingRows rows;
-  if (lines.empty())
-    return rows;
-  const std::vector<std::string> header = split_csv(lines[0], path, 1);
+// The result columns named by a header line; throws if it does not start with the grid's axes, status and error.
+std::vector<std::string> header_columns(const std::string& line, const std::string& path, const Grid& grid) {
+  const std::vector<std::string> header = split_csv(line, path, 1);
   const size_t k = grid.axes.size();
   bool matches = header.size() >= k + 2 && header[k] == "status" && header[k + 1] == "error";
   for (size_t a = 0; matches && a < k; ++a)
@@ -92,8 +90,16 @@ ExistingRows read_csv(const std::string& path, const Grid& grid, const std::vect
     throw Error(path, "header",
                 "does not start with the grid's axes, status and error; write to a new file or remove this one");
   }
+  return {header.begin() + static_cast<std::ptrdiff_t>(k + 2), header.end()};
+}
+
+ExistingRows read_csv(const std::string& path, const Grid& grid, const std::vector<std::string>& lines) {
+  ExistingRows rows;
+  if (lines.empty())
+    return rows;
   rows.has_header = true;
-  rows.result_columns.assign(header.begin() + static_cast<std::ptrdiff_t>(k + 2), header.end());
+  rows.result_columns = header_columns(lines[0], path, grid);
+  const size_t k = grid.axes.size();
   for (size_t i = 1; i < lines.size(); ++i) {
     const std::vector<std::string> fields = split_csv(lines[i], path, i + 1);
     if (fields.size() < k)
@@ -139,6 +145,14 @@ ExistingRows read_existing_rows(const std::string& path, const Grid& grid, bool 
     throw Error(path, "--out", "is a directory");
   const std::vector<std::string> lines = complete_lines(path);
   return jsonl ? read_jsonl(path, grid, lines) : read_csv(path, grid, lines);
+}
+
+std::optional<std::vector<std::string>> read_csv_header(const std::string& path, const Grid& grid) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  if (!std::getline(in, line) || in.eof())
+    return std::nullopt;  // no complete first line yet
+  return header_columns(line, path, grid);
 }
 
 std::vector<std::string> result_columns(const Grid& grid, const nlohmann::json& result) {

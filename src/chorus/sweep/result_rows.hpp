@@ -6,6 +6,7 @@
 // "error", "result": the job's JSON}.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ std::string point_key(const std::vector<std::string>& values);
 // Reads `path` if it exists; a last line without its newline (a run killed mid-write) is cut off the file. Throws
 // chorus::Error(path, ...) if the header does not match the grid's axes or a row cannot be read.
 ExistingRows read_existing_rows(const std::string& path, const Grid& grid, bool jsonl);
+
+// The result columns of the CSV header in `path`, once one is there (nullopt: none yet). Throws like
+// read_existing_rows() if the header does not match the grid.
+std::optional<std::vector<std::string>> read_csv_header(const std::string& path, const Grid& grid);
 
 // The result columns for a first successful JSON object: its top-level keys minus the axis names.
 std::vector<std::string> result_columns(const Grid& grid, const nlohmann::json& result);
