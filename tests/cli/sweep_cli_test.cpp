@@ -2,9 +2,11 @@
 // after a lost row, a failing point recorded as a row, and the bad-input contract (one line naming the file and
 // the key, exit 2).
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -106,6 +108,32 @@ TEST_F(SweepCli, GridOverBoundMatchesHandValuesAndResumes) {
   const std::vector<std::string> resumed = lines_of(out);
   ASSERT_EQ(resumed.size(), 5u);
   EXPECT_EQ(resumed[4], lines[4]);
+}
+
+// Two ranks split the points by index and append to one file: every point exactly once, the same values.
+TEST_F(SweepCli, TwoMpiRanksWriteEveryPointOnce) {
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no mpirun";
+  const std::string grid = write("sweep.yml", kBoundGrid);
+  const std::string out = path("sweep.csv");
+#if defined(__SANITIZE_ADDRESS__)
+  std::string command = "mpirun -x ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 ";
+#else
+  std::string command = "mpirun ";
+#endif
+  command += "--allow-run-as-root --oversubscribe -np 2 ";
+  command += testing_support::shell_quote(CHORUS_BINARY);
+  command += " sweep --threads 1 --grid " + testing_support::shell_quote(grid) + " --out " +
+             testing_support::shell_quote(out) + " >/dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const std::vector<std::string> lines = lines_of(out);
+  ASSERT_EQ(lines.size(), 5u);
+  std::set<std::string> points;
+  for (size_t i = 1; i < lines.size(); ++i)
+    points.insert(lines[i].substr(0, lines[i].find(",ok")));
+  EXPECT_EQ(points, (std::set<std::string>{"1GiB,all_gather", "1GiB,reduce_scatter", "2GiB,all_gather",
+                                           "2GiB,reduce_scatter"}));
+  EXPECT_EQ(row_for(lines, "2GiB,reduce_scatter").at("bound_ns"), "18790481.92");
 }
 
 TEST_F(SweepCli, FailingPointIsARowNotAFailure) {
