@@ -68,6 +68,30 @@ void BM_Torus256x256AllReduceOneSink(benchmark::State& state) {
   run_on(state, torus2d(256, 256, kLargeLink, kLargeLink), CollectiveKind::AllReduce, BoundMethod::OneSink);
 }
 
+// examples/networks/ring_fc_switch_16x16x16.yml: 4,096 NPUs and 512 switches (issue #16's bound floor), by symmetry
+// (36 + 18 orbits) and, once, by max-flows from every sink.
+Topology ring_fc_switch_16x16x16() {
+  return compose({{BlockKind::Ring, 16, Bandwidth::gib_per_s(300), Time::ns(150)},
+                  {BlockKind::FullyConnected, 16, Bandwidth::gib_per_s(150), Time::ns(400)},
+                  {BlockKind::Switch, 16, Bandwidth::gib_per_s(25), Time::ns(1200)}});
+}
+void BM_RingFcSwitch4096AllReduceSymmetric(benchmark::State& state) {
+  run_on(state, ring_fc_switch_16x16x16(), CollectiveKind::AllReduce, BoundMethod::Symmetric);
+}
+void BM_RingFcSwitch4096AllReduceAllSinks(benchmark::State& state) {
+  run_on(state, ring_fc_switch_16x16x16(), CollectiveKind::AllReduce, BoundMethod::AllSinks);
+}
+// 262,144 NPUs, past kMaxBoundNpus: bounded only through symmetry (4 NPU and 4 switch orbits).
+void BM_Switch512x512AllReduceSymmetric(benchmark::State& state) {
+  run_on(state,
+         compose({{BlockKind::Switch, 512, Bandwidth::gib_per_s(50), Time::ns(500)},
+                  {BlockKind::Switch, 512, Bandwidth::gib_per_s(25), Time::ns(500)}}),
+         CollectiveKind::AllReduce, BoundMethod::Symmetric);
+}
+
+BENCHMARK(BM_RingFcSwitch4096AllReduceSymmetric)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RingFcSwitch4096AllReduceAllSinks)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Switch512x512AllReduceSymmetric)->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(BM_Torus32x32AllGatherAllSinks)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_Torus32x32AllGatherOneSink)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Torus32x32AllReduceAllSinks)->Unit(benchmark::kMillisecond)->Iterations(2);

@@ -48,7 +48,7 @@ CollectiveKind parse_kind(const std::string& text) {
 BoundMethod parse_sinks(const std::string& text) {
   const std::optional<BoundMethod> method = parse_bound_method(text);
   if (!method)
-    throw Error("", "--sinks", fmt::format("unknown value '{}'; expected auto, all, one or brute", text));
+    throw Error("", "--sinks", fmt::format("unknown value '{}'; expected auto, all, one, brute or symmetric", text));
   return *method;
 }
 
@@ -126,8 +126,9 @@ void register_bound_command(CLI::App& app) {
   command->add_option("--size", options->size, "NCCL size: AG = gathered output, RS = input, AR = vector (e.g. 1GiB)")
       ->required();
   command->add_option("--sinks", options->sinks,
-                      "auto (one sink when the NPUs are provably symmetric), all (exact), one (exact on "
-                      "NPU-transitive graphs, a valid bound always) or brute (<= 20 nodes)");
+                      "auto (symmetric, else one sink, when the NPUs are provably symmetric), all (exact), one (exact "
+                      "on NPU-transitive graphs, a valid bound always), brute (<= 20 nodes) or symmetric (exact, "
+                      "max-flows on the quotient by symmetry; dimensional networks and fat-trees)");
   command->add_option("--root", options->root, "root NPU of broadcast / reduce (default 0)");
   command->add_option("--information-bound", options->information_bound,
                       "All-Reduce: also the weaker information (min-cut) bound: auto (up to 1024 NPUs), on, off");

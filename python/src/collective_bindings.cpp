@@ -73,7 +73,7 @@ py::object bound(const Topology& topology, const std::string& kind_text, const s
   BoundOptions options;
   const std::optional<BoundMethod> method = parse_bound_method(sinks);
   if (!method)
-    throw Error("", "sinks", fmt::format("unknown value '{}'; expected auto, all, one or brute", sinks));
+    throw Error("", "sinks", fmt::format("unknown value '{}'; expected auto, all, one, brute or symmetric", sinks));
   options.method = *method;
   options.root = NodeId{root};
   if (information_bound != "on" && information_bound != "off" && information_bound != "auto")

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "chorus/collective/max_flow.hpp"
+#include "chorus/collective/symmetric_bound.hpp"
 #include "chorus/core/assert.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
@@ -42,6 +43,8 @@ std::string to_string(BoundMethod method) {
       return "brute_force";
     case BoundMethod::SingleNodeCuts:
       return "single_node_cuts";
+    case BoundMethod::Symmetric:
+      return "symmetric";
   }
   return "?";
 }
@@ -55,6 +58,8 @@ std::optional<BoundMethod> parse_bound_method(std::string_view text) {
     return BoundMethod::OneSink;
   if (text == "brute")
     return BoundMethod::BruteForce;
+  if (text == "symmetric")
+    return BoundMethod::Symmetric;
   return std::nullopt;
 }
 
@@ -341,6 +346,32 @@ Cut gather_cut_by_flows(const CapacityGraph& g, std::span<const uint32_t> sinks,
   return best;
 }
 
+// The same search with sink NPU 0 on the quotient by NPU 0's stabiliser (symmetric_bound.hpp): each improving cut
+// is a union of orbits, expanded and re-evaluated on the whole graph exactly as the max-flow path does.
+Cut gather_cut_by_quotient(const CapacityGraph& g, const NpuOrbits& orbits, const Tolerance& tolerance,
+                           uint32_t& max_flows, ProgressScope& progress) {
+  Cut best = best_simple_gather_cut(g);
+  QuotientCutSearch search(orbits, g.src, g.dst, g.capacity, tolerance.residual);
+  const double keep = 1 - tolerance.relative;
+  for (int step = 0;; ++step) {
+    CHORUS_ASSERT(step < 100000, "Dinkelbach did not converge on the quotient graph");
+    const double lambda = best.ratio();
+    const std::optional<std::vector<char>> classes = search.improve(lambda, keep);
+    ++max_flows;
+    progress.advance();
+    if (!classes)
+      break;
+    std::vector<char> member(g.nodes);
+    for (uint32_t n = 0; n < g.nodes; ++n)
+      member[n] = (*classes)[orbits.class_of[n]];
+    Cut found = make_cut(g, std::move(member));
+    if (found.npus == 0 || !(found.ratio() < lambda * keep))
+      break;
+    best = std::move(found);
+  }
+  return best;
+}
+
 // Calls visit(mask, npus, capacity) for every node subset; capacity = B+(S), normalised.
 template <typename Visit>
 void for_each_subset(const CapacityGraph& g, const std::string& source, Visit&& visit) {
@@ -486,6 +517,7 @@ struct Context {
   const Collective& collective;
   const BoundOptions& options;
   BoundMethod method;
+  const NpuOrbits* orbits;  // set for BoundMethod::Symmetric
   LowerBound& result;
   ProgressScope& progress;
 };
@@ -505,6 +537,8 @@ CutBound gather_bound(const Context& c, const CapacityGraph& g) {
   Cut cut;
   if (c.method == BoundMethod::BruteForce) {
     cut = gather_cut_brute_force(g, c.topology.name());
+  } else if (c.method == BoundMethod::Symmetric) {
+    cut = gather_cut_by_quotient(g, *c.orbits, c.options.tolerance, c.result.max_flows, c.progress);
   } else {
     std::vector<uint32_t> sinks;
     for (uint32_t n = 0; n < (c.method == BoundMethod::OneSink ? 1 : g.npus); ++n)
@@ -521,6 +555,7 @@ Time phase_latency(const Context& c, const CapacityGraph& g) {
     case BoundMethod::BruteForce:
       return Time::ps(latency_diameter_floyd(g));
     case BoundMethod::OneSink:
+    case BoundMethod::Symmetric:
       return Time::ps(latency_eccentricity(g, 0));
     default:
       return Time::ps(latency_diameter(g));
@@ -586,8 +621,8 @@ void bound_all_to_all(const Context& c) {
   } else {
     // Both single-NPU cut families have |S ∩ V_c||V_c \ S| = N - 1, so the best simple gather cut is the best.
     cut = best_simple_gather_cut(g);
+    r.latency_bound = phase_latency(c, g);
     r.method = BoundMethod::SingleNodeCuts;
-    r.latency_bound = Time::ps(latency_diameter(g));
   }
   r.bandwidth_bound = floor_transfer_time(c.collective.size, pairs(cut.npus), n, cut.bandwidth);
   r.bound = std::max(r.bandwidth_bound, r.latency_bound);
@@ -632,28 +667,68 @@ void validate(const Topology& topology, const Collective& collective, const Boun
   require_strongly_connected(topology);
 }
 
-BoundMethod resolve_method(const Topology& topology, BoundMethod requested) {
+BoundMethod resolve_method(const Topology& topology, BoundMethod requested, const std::optional<NpuOrbits>& orbits) {
+  if (requested == BoundMethod::Symmetric && !orbits) {
+    throw Error(topology.name(), "method",
+                "symmetric needs a dimensional topology of Ring, UniRing, FullyConnected and Switch dimensions whose "
+                "links follow its dimensions, or a fattree");
+  }
   if (requested != BoundMethod::Auto)
     return requested;
+  if (orbits)
+    return BoundMethod::Symmetric;
   return npus_provably_symmetric(topology) ? BoundMethod::OneSink : BoundMethod::AllSinks;
+}
+
+// The orbits, computed only where a method may use them (Auto or Symmetric asked for).
+std::optional<NpuOrbits> orbits_for(const Topology& topology, BoundMethod requested) {
+  if (requested != BoundMethod::Auto && requested != BoundMethod::Symmetric)
+    return std::nullopt;
+  return npu_orbits(topology);
+}
+
+// Max-flows one per NPU pair or sink, or Dijkstra from every NPU, grow faster than linearly with the NPUs; so do
+// the quotient max-flows when the orbits are many (a ring of N has N/2 + 1).
+bool needs_per_npu_work(const Collective& collective, const BoundOptions& options, BoundMethod method,
+                        const std::optional<NpuOrbits>& orbits) {
+  const bool rooted = collective.kind == CollectiveKind::Broadcast || collective.kind == CollectiveKind::Reduce;
+  const bool information = collective.kind == CollectiveKind::AllReduce && options.information_bound;
+  return method != BoundMethod::Symmetric || rooted || information || orbits->classes > limits::kMaxBoundNpus;
+}
+
+std::optional<std::string> too_costly(const Topology& topology, const Collective& collective,
+                                      const BoundOptions& options, BoundMethod method,
+                                      const std::optional<NpuOrbits>& orbits) {
+  if (topology.npu_count() <= limits::kMaxBoundNpus || !needs_per_npu_work(collective, options, method, orbits))
+    return std::nullopt;
+  return fmt::format(
+      "{} NPUs; bounds are computed for at most {} (kMaxBoundNpus in src/chorus/core/limits.hpp), "
+      "except All-Gather, Reduce-Scatter, All-Reduce and All-to-All on symmetric dimensional "
+      "topologies and fat-trees with at most that many NPU orbits",
+      topology.npu_count(), limits::kMaxBoundNpus);
 }
 
 }  // namespace
 
+std::optional<std::string> bound_not_computable(const Topology& topology, const Collective& collective,
+                                                const BoundOptions& options) {
+  if (topology.npu_count() <= limits::kMaxBoundNpus)
+    return std::nullopt;
+  const std::optional<NpuOrbits> orbits = orbits_for(topology, options.method);
+  return too_costly(topology, collective, options, orbits ? BoundMethod::Symmetric : BoundMethod::AllSinks, orbits);
+}
+
 LowerBound lower_bound(const Topology& topology, const Collective& collective, const BoundOptions& options) {
-  // The bound's cut and flow computations grow faster than linearly; past this size they run for minutes.
-  if (topology.npu_count() > limits::kMaxBoundNpus) {
-    throw Error(topology.name(), "npus",
-                fmt::format("{} NPUs; lower bounds are computed for at most {} (kMaxBoundNpus in "
-                            "src/chorus/core/limits.hpp)",
-                            topology.npu_count(), limits::kMaxBoundNpus));
-  }
-  validate(topology, collective, options);
+  const std::optional<NpuOrbits> orbits = orbits_for(topology, options.method);
   LowerBound result;
   result.collective = collective.kind;
   result.size = collective.size;
   result.npus = topology.npu_count();
-  result.method = resolve_method(topology, options.method);
+  result.method = resolve_method(topology, options.method, orbits);
+  // The bound's cut and flow computations grow faster than linearly; past this size they run for minutes.
+  if (const std::optional<std::string> why = too_costly(topology, collective, options, result.method, orbits))
+    throw BoundNotComputed(topology.name(), "npus", *why);
+  validate(topology, collective, options);
   if (result.method == BoundMethod::SingleNodeCuts) {
     throw Error(topology.name(), "method", "single_node_cuts is a reported method, not one to ask for");
   }
@@ -661,7 +736,7 @@ LowerBound lower_bound(const Topology& topology, const Collective& collective, c
     return result;  // nothing to move: every bound is zero
   // A count without a total: Dinkelbach's max-flows per sink vary.
   ProgressScope progress(options.progress, "bound: max-flows", 0);
-  const Context context{topology, collective, options, result.method, result, progress};
+  const Context context{topology, collective, options, result.method, orbits ? &*orbits : nullptr, result, progress};
   switch (collective.kind) {
     case CollectiveKind::AllGather:
       bound_gather_or_scatter(context, false);

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "chorus/collective/collective.hpp"
+#include "chorus/core/error.hpp"
 #include "chorus/core/units.hpp"
 #include "chorus/topology/topology.hpp"
 
@@ -39,15 +40,16 @@ class Progress;
 
 // How the cut maximisation is done.
 enum class BoundMethod : uint8_t {
-  Auto,            // OneSink when the NPUs are provably symmetric (see lower_bound.cpp), AllSinks otherwise
+  Auto,            // Symmetric when npu_orbits() proves the symmetry, else OneSink when translations do, else AllSinks
   AllSinks,        // exact on any graph: Dinkelbach iteration on max-flow, one sink per NPU
   OneSink,         // only cuts that exclude NPU 0: exact on NPU-transitive graphs, a valid (maybe loose) bound always
   BruteForce,      // enumerate every node subset (at most 20 nodes, switches included); a certificate for tests
   SingleNodeCuts,  // reported for All-to-All without BruteForce: only the cuts around one NPU are evaluated
+  Symmetric,       // one sink, max-flows on the quotient by NPU 0's stabiliser (symmetric_bound.hpp): exact, fast
 };
 
 std::string to_string(BoundMethod method);
-// "auto", "all", "one", "brute"; nullopt otherwise.
+// "auto", "all", "one", "brute", "symmetric"; nullopt otherwise.
 std::optional<BoundMethod> parse_bound_method(std::string_view text);
 
 // Numerical tolerances of the max-flow solver. Capacities are normalised to the largest link bandwidth, so both
@@ -97,6 +99,13 @@ struct LowerBound {
   uint32_t max_flows = 0;  // max-flow computations done (for benchmarks)
 };
 
+// Thrown when the bound would take minutes (max-flows on more than limits::kMaxBoundNpus NPUs); callers that only
+// report a bound next to a result print "bound: not computed (what())" instead of failing.
+class BoundNotComputed : public Error {
+ public:
+  using Error::Error;
+};
+
 // Throws chorus::Error if the NPUs are not strongly connected, the size is negative, the root is not an NPU, or
 // BruteForce is asked for more than 20 nodes.
 LowerBound lower_bound(const Topology& topology, const Collective& collective, const BoundOptions& options = {});
@@ -106,6 +115,11 @@ LowerBound lower_bound(const Topology& topology, const Collective& collective, c
 inline bool physically_feasible(Time time, Time bound) {
   return time.picoseconds() >= bound.picoseconds();
 }
+
+// Why lower_bound() would throw BoundNotComputed for this input (nullopt: it computes the bound). Cheap next to
+// the bound itself when the answer is nullopt only through symmetry (one pass over the links).
+std::optional<std::string> bound_not_computable(const Topology& topology, const Collective& collective,
+                                                const BoundOptions& options = {});
 
 // True if translations along every dimension are verified automorphisms (bandwidth and latency preserved) of a
 // switch-less dimensional topology; then one sink is exact. Exposed for tests and the CLI's report.

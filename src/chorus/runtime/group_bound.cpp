@@ -85,7 +85,10 @@ Time GroupBounds::bound(chakra::CommType type, int64_t bytes, const std::vector<
   BoundOptions options;
   options.information_bound = false;
   const Topology& network = shape == kWholeNetwork ? topology_ : shapes_[shape];
-  const Time t = lower_bound(network, Collective{kind, size, n}, options).bound;
+  // Zero is "no bound computed", which every time meets (physically_feasible); reports then carry no ratio.
+  const Collective collective{kind, size, n};
+  const Time t = bound_not_computable(network, collective, options) ? Time::zero()
+                                                                    : lower_bound(network, collective, options).bound;
   bounds_.emplace(key, t);
   return t;
 }

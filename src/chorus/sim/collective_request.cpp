@@ -160,7 +160,8 @@ CollectiveOutcome run_collective_request(const Topology& topology, const Collect
 
   BoundOptions bound_options;
   bound_options.information_bound = false;  // 2(N-1) more max-flows, and never the binding bound here
-  const LowerBound bound = lower_bound(topology, collective, bound_options);
+  const std::optional<std::string> no_bound = bound_not_computable(topology, collective, bound_options);
+  const LowerBound bound = no_bound ? LowerBound{} : lower_bound(topology, collective, bound_options);
   const double time_ns = ns(result.time);
   const double algbw =
       result.time > Time::zero() ? static_cast<double>(collective.size.count()) / result.time.seconds() / 1e9 : 0;
@@ -178,11 +179,18 @@ CollectiveOutcome run_collective_request(const Topology& topology, const Collect
   j["time_ns"] = time_ns;
   j["algbw_GBps"] = algbw;
   j["busbw_GBps"] = algbw * bus_factor(q.kind, topology.npu_count());
-  j["bound_ns"] = ns(bound.bound);
-  j["bandwidth_bound_ns"] = ns(bound.bandwidth_bound);
-  j["latency_bound_ns"] = ns(bound.latency_bound);
-  j["ratio"] = bound.bound > Time::zero() ? time_ns * 1e3 / static_cast<double>(bound.bound.picoseconds()) : 0.0;
-  j["physically_feasible"] = physically_feasible(result.time, bound.bound);
+  if (no_bound) {
+    j["bound_ns"] = nullptr;
+    j["bound_note"] = "not computed (" + *no_bound + ")";
+    j["ratio"] = nullptr;
+    j["physically_feasible"] = true;  // no bound to fall below
+  } else {
+    j["bound_ns"] = ns(bound.bound);
+    j["bandwidth_bound_ns"] = ns(bound.bandwidth_bound);
+    j["latency_bound_ns"] = ns(bound.latency_bound);
+    j["ratio"] = bound.bound > Time::zero() ? time_ns * 1e3 / static_cast<double>(bound.bound.picoseconds()) : 0.0;
+    j["physically_feasible"] = physically_feasible(result.time, bound.bound);
+  }
   j["wall_s"] = wall_s;
   if (result.events > 0) {
     j["events"] = result.events;

@@ -2,15 +2,19 @@
 // and checks the spec and the --bandwidth/--latency lists so that errors name the flag the user typed.
 #include "chorus/topology/load.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <initializer_list>
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/topology/astra_network.hpp"
+#include "chorus/topology/cluster_generators.hpp"
 #include "chorus/topology/edge_list.hpp"
 #include "chorus/topology/generators.hpp"
 
@@ -19,8 +23,8 @@ namespace chorus {
 namespace {
 
 bool is_generator(std::string_view kind) {
-  for (std::string_view known :
-       {"ring", "uniring", "fc", "switch", "mesh2d", "mesh3d", "torus2d", "torus3d", "hypercube", "dgx", "dims"}) {
+  for (std::string_view known : {"ring", "uniring", "fc", "switch", "mesh2d", "mesh3d", "torus2d", "torus3d",
+                                 "hypercube", "dgx", "dims", "fattree", "rail", "dragonfly"}) {
     if (kind == known)
       return true;
   }
@@ -105,6 +109,36 @@ std::vector<Dimension> parse_dims(std::string_view spec, std::string_view args) 
   return dims;
 }
 
+// "k=16,oversub=2" -> values of the keys in `keys` (in that order), `defaults` for the keys not given; 0 marks
+// a key that must be given.
+std::vector<uint32_t> parse_keyed(std::string_view spec, std::string_view args,
+                                  std::initializer_list<std::string_view> keys, std::vector<uint32_t> values) {
+  std::vector<char> seen(keys.size(), 0);
+  for (size_t start = 0; !args.empty();) {
+    const size_t comma = args.find(',', start);
+    const std::string_view entry = args.substr(start, comma == std::string_view::npos ? comma : comma - start);
+    const size_t equals = entry.find('=');
+    const std::string_view key = entry.substr(0, equals);
+    const auto it = std::find(keys.begin(), keys.end(), key);
+    if (equals == std::string_view::npos || it == keys.end()) {
+      bad_spec(spec, fmt::format("'{}' is not one of {}=, each as key=value", entry, fmt::join(keys, "=, ")));
+    }
+    const auto index = static_cast<size_t>(it - keys.begin());
+    if (seen[index])
+      bad_spec(spec, fmt::format("'{}' is given twice", key));
+    seen[index] = 1;
+    values[index] = parse_size(spec, entry.substr(equals + 1));
+    if (comma == std::string_view::npos)
+      break;
+    start = comma + 1;
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (values[i] == 0)
+      bad_spec(spec, fmt::format("missing '{}='", *(keys.begin() + i)));
+  }
+  return values;
+}
+
 // Expands --bandwidth/--latency to one LinkParams per dimension: a single value applies to all of them.
 std::vector<LinkParams> link_params(const TopologyRequest& request, size_t dimensions, const std::string& what) {
   const auto check_count = [&](size_t count, const std::string& flag) {
@@ -151,9 +185,35 @@ uint64_t generated_npus(std::string_view kind, const std::vector<uint32_t>& size
   return product;
 }
 
+// The cluster fabrics of cluster_generators.hpp, whose specs are key=value lists.
+Topology generate_cluster(const TopologyRequest& request, std::string_view kind, std::string_view args) {
+  const std::string_view spec = request.spec;
+  const std::string name(spec);
+  if (kind == "fattree") {
+    const std::vector<uint32_t> v = parse_keyed(spec, args, {"k", "oversub"}, {0, 1});
+    check_npu_limit(request, name, generated_npus(kind, {v[0], v[0] / 2, v[0] / 2, v[1]}));
+    const std::vector<LinkParams> l = link_params(request, 2, "level: host, fabric");
+    return fat_tree(FatTreeShape{v[0], v[1]}, l[0], l[1]);
+  }
+  if (kind == "rail") {
+    const std::vector<uint32_t> v =
+        parse_keyed(spec, args, {"nodes", "gpus", "unit", "spines", "oversub"}, {0, 8, 32, 0, 1});
+    check_npu_limit(request, name, generated_npus(kind, {v[0], v[1]}));
+    const std::vector<LinkParams> l = link_params(request, 2, "level: nvlink, nic");
+    return rail_fabric(RailShape{v[0], v[1], v[2], v[3], v[4]}, l[0], l[1]);
+  }
+  const std::vector<uint32_t> v = parse_keyed(spec, args, {"p", "a", "h"}, {0, 0, 0});
+  const auto groups = static_cast<uint32_t>(std::min<uint64_t>(uint64_t{v[1]} * v[2] + 1, UINT32_MAX));
+  check_npu_limit(request, name, generated_npus(kind, {groups, v[1], v[0]}));
+  const std::vector<LinkParams> l = link_params(request, 3, "level: terminal, local, global");
+  return dragonfly(DragonflyShape{v[0], v[1], v[2]}, l[0], l[1], l[2]);
+}
+
 Topology generate(const TopologyRequest& request, std::string_view kind, std::string_view args) {
   const std::string_view spec = request.spec;
   const std::string name(spec);
+  if (kind == "fattree" || kind == "rail" || kind == "dragonfly")
+    return generate_cluster(request, kind, args);
   if (kind == "dgx") {
     const std::vector<uint32_t> s = parse_sizes(spec, args, 2);
     check_npu_limit(request, name, generated_npus(kind, s));
@@ -229,7 +289,7 @@ Topology load_topology(const TopologyRequest& request) {
   // A path may contain ':'; only a prefix that names no file is reported as an unknown generator.
   if (colon != std::string::npos && !std::filesystem::exists(spec)) {
     bad_spec(spec, fmt::format("unknown topology kind '{}'; expected ring, uniring, fc, switch, mesh2d, mesh3d, "
-                               "torus2d, torus3d, hypercube, dgx, dims or an edge-list file",
+                               "torus2d, torus3d, hypercube, dgx, dims, fattree, rail, dragonfly or an edge-list file",
                                kind));
   }
   reject_link_flags(request, "an edge-list file");
