@@ -1,5 +1,7 @@
 // Determinism: `chorus collective`, `chorus synth` and `chorus sim --out` run twice on the same inputs give the
 // same bytes (stdout, --json, every file in --out), except for the wall-clock fields named in kWallClockFields.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -105,7 +107,8 @@ TwoRuns run_twice(const std::vector<std::string>& args, const fs::path& out_dir 
 }
 
 fs::path fresh(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("chorus_determinism_" + name);
+  // The process id keeps two test runs on one machine (two build trees, parallel CI jobs) out of each other's way.
+  const fs::path dir = fs::temp_directory_path() / ("chorus_determinism_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
