@@ -78,17 +78,6 @@ Evaluation parse_evaluation(const CollectiveRequest& q) {
               fmt::format("unknown evaluation '{}'; expected auto, symmetric or schedule", q.evaluation));
 }
 
-// Synthesized transfers are single hops that may start or end at a switch: under the unaware model each pays its
-// own link; aware and flow follow the synthesizer's link assignment.
-Time simulate_synthesized(const Topology& topology, const SynthResult& r, NetworkModelKind model) {
-  if (model == NetworkModelKind::Unaware)
-    return synth_unaware_time(topology, r);
-  const SynthRoutes routes(topology, r);
-  NetworkRunOptions options;
-  options.routes = &routes;
-  return network_models().get(model).run(r.schedule, topology, options).makespan;
-}
-
 // `--algorithm synth`: synthesize for this topology, then simulate the schedule under the model.
 std::pair<nlohmann::json, Time> synth_record(const Topology& topology, const CollectiveRequest& q,
                                              NetworkModelKind model) {
@@ -120,6 +109,17 @@ std::pair<nlohmann::json, Time> synth_record(const Topology& topology, const Col
 }
 
 }  // namespace
+
+// Synthesized transfers are single hops that may start or end at a switch: under the unaware model each pays its
+// own link; aware and flow follow the synthesizer's link assignment.
+Time simulate_synthesized(const Topology& topology, const SynthResult& r, NetworkModelKind model) {
+  if (model == NetworkModelKind::Unaware)
+    return synth_unaware_time(topology, r);
+  const SynthRoutes routes(topology, r);
+  NetworkRunOptions options;
+  options.routes = &routes;
+  return network_models().get(model).run(r.schedule, topology, options).makespan;
+}
 
 CollectiveOutcome run_collective_request(const Topology& topology, const CollectiveRequest& q) {
   const auto model = parse_network_model(q.model);

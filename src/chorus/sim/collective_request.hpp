@@ -40,6 +40,10 @@ struct CollectiveOutcome {
   std::optional<LinkStats> links;  // when collected (aware and flow)
 };
 
+// Runs a synthesized Schedule under a network model on the synthesizer's own links (synth_routes.hpp); under the
+// unaware model each transfer pays its own link (synth_unaware.hpp).
+Time simulate_synthesized(const Topology& topology, const SynthResult& r, NetworkModelKind model);
+
 // Throws chorus::Error naming the field of the request on a malformed value.
 CollectiveOutcome run_collective_request(const Topology& topology, const CollectiveRequest& request);
 
