@@ -144,11 +144,11 @@ TEST(MscclReader, HeaderAndGpuErrors) {
   EXPECT_EQ(parse(R"(<algo coll="allreduce" nchunksperloop="1" ngpus="1"><gpu id="0" i_chunks="1" o_chunks="1">
                      <tb id="0" send="3" recv="-1" chan="0"/></gpu></algo>)"),
             "f.xml: gpu 0 tb 0: send: is 3; must be -1 to 0");
-  // A program that never writes its output.
+  // A program that never writes its output (out of place: not even the GPU's own chunk).
   EXPECT_EQ(parse(R"(<algo coll="allgather" nchunksperloop="2" ngpus="2">
                      <gpu id="0" i_chunks="1" o_chunks="2"/><gpu id="1" i_chunks="1" o_chunks="2"/></algo>)"),
-            "f.xml: gpu 0 output chunk 1: holds nothing (never written) at the end; allgather needs input chunk 0 "
-            "of GPU 1");
+            "f.xml: gpu 0 output chunk 0: holds nothing (never written) at the end; allgather needs input chunk 0 "
+            "of GPU 0");
   EXPECT_EQ(parse(R"(<algo coll="allgather" nchunksperloop="2" ngpus="2">
                      <gpu id="0" i_chunks="1" o_chunks="3"/><gpu id="1" i_chunks="1" o_chunks="2"/></algo>)"),
             "f.xml: gpu 0: o_chunks: is 3; allgather needs 2 (ngpus x i_chunks)");

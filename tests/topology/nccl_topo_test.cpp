@@ -48,11 +48,11 @@ TEST(NcclTopology, NcclBandwidthTables) {
 TEST(NcclTopology, DgxLikeNode) {
   const Topology t = load_nccl_topology(kData + "dgx_a100_like.xml");
   EXPECT_EQ(t.npu_count(), 8u);
-  // Switch nodes: 2 CPUs, 4 PCIe switches, 4 NICs, the network switch behind the NICs, the NVSwitch.
+  // Switch nodes: 2 CPUs, 4 PCIe switches, 4 NICs (in file order), the NVSwitch, the network switch behind the NICs.
   EXPECT_EQ(t.node_count(), 8u + 2 + 4 + 4 + 1 + 1);
   // Links: 8 GPU + 4 NIC + 4 switch PCIe links, 1 CPU-CPU link, 4 NIC-network links, 8 NVLink bundles: 29 duplex.
   EXPECT_EQ(t.link_count(), 2u * 29);
-  const NodeId nvswitch{t.node_count() - 1};
+  const NodeId nvswitch{18};
   for (uint32_t g = 0; g < 8; ++g) {
     EXPECT_DOUBLE_EQ(gbps(t, NodeId{g}, nvswitch), 240.0);
     EXPECT_DOUBLE_EQ(gbps(t, nvswitch, NodeId{g}), 240.0);

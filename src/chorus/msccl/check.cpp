@@ -13,7 +13,7 @@ namespace chorus {
 namespace {
 
 // Refuse to check programs whose symbolic state would exceed this (GPUs x chunks x rank-set words).
-constexpr uint64_t kMaxCheckWords = uint64_t{1} << 27;
+constexpr uint64_t kMaxCheckWords = uint64_t{1} << 25;  // 256 MiB
 
 constexpr uint32_t kEmpty = UINT32_MAX;      // nothing written yet
 constexpr uint32_t kMixed = UINT32_MAX - 1;  // a sum of different chunks, or counting a GPU twice

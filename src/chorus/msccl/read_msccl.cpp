@@ -163,6 +163,9 @@ void read_tb(const Reader& r, const pugi::xml_node& node, const MscclProgram& p,
   tb.send = static_cast<int32_t>(r.integer(node, "send", where, -1, p.ngpus - 1));
   tb.recv = static_cast<int32_t>(r.integer(node, "recv", where, -1, p.ngpus - 1));
   tb.chan = static_cast<uint32_t>(r.integer(node, "chan", where, 0, p.nchannels - 1, 0));
+  const int32_t self = static_cast<int32_t>(&gpu - p.gpus.data());
+  if (tb.send == self || tb.recv == self)
+    r.fail(where + (tb.send == self ? ": send" : ": recv"), fmt::format("is {}, the gpu itself", self));
   tb.first_step = static_cast<uint32_t>(steps.size());
   uint32_t s = 0;
   for (const pugi::xml_node& child : node.children("step")) {

@@ -1,6 +1,11 @@
 // MSCCL program -> Schedule (see schedule.hpp).
 #include "chorus/msccl/schedule.hpp"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "chorus/core/error.hpp"
 #include "chorus/msccl/check.hpp"
 #include "chorus/msccl/read_msccl.hpp"
 
@@ -26,6 +31,13 @@ Schedule msccl_schedule(const MscclAlgorithm& a, Bytes size) {
   const MscclProgram& p = a.program;
   const MscclDag& d = a.dag;
   const Bytes chunk = msccl_chunk_bytes(p, size);
+  uint32_t max_count = 1;
+  for (const MscclStep& step : p.steps)
+    max_count = std::max(max_count, step.count);
+  if (chunk.count() > INT64_MAX / max_count) {
+    throw Error(p.file, "algo: nchunksperloop",
+                fmt::format("a step of cnt {} moves more than 2^63 bytes at this size", max_count));
+  }
   Schedule s;
   s.reserve(d.order.size(), 2 * d.order.size());
   std::vector<OpId> op(2 * p.steps.size());

@@ -242,50 +242,12 @@ Bandwidth gbps(double value) {
   return Bandwidth::gb_per_s(value);
 }
 
-Topology build(const Reader& r, const std::string& file) {
-  std::vector<int> gpus;
-  for (size_t i = 0; i < r.devices.size(); ++i) {
-    if (r.devices[i].kind == Kind::Gpu)
-      gpus.push_back(static_cast<int>(i));
-  }
-  if (gpus.empty())
-    r.fail("gpu", "none found; NCCL lists each GPU as a <gpu rank=...> inside its <pci> element");
-  std::stable_sort(gpus.begin(), gpus.end(), [&](int a, int b) { return r.devices[a].rank < r.devices[b].rank; });
-  std::vector<uint32_t> node(r.devices.size(), 0);
-  std::map<std::string, uint32_t> gpu_by_busid;
-  for (size_t k = 0; k < gpus.size(); ++k) {
-    const Device& g = r.devices[static_cast<size_t>(gpus[k])];
-    if (k > 0 && g.rank == r.devices[static_cast<size_t>(gpus[k - 1])].rank)
-      r.fail(g.where + ": rank", fmt::format("{} is the rank of two GPUs", g.rank));
-    node[static_cast<size_t>(gpus[k])] = static_cast<uint32_t>(k);
-    gpu_by_busid[g.busid] = static_cast<uint32_t>(k);
-  }
-  TopologyBuilder b(file, static_cast<uint32_t>(gpus.size()), file);
-  for (size_t i = 0; i < r.devices.size(); ++i) {
-    if (r.devices[i].kind != Kind::Gpu)
-      node[i] = b.add_switch().value;
-  }
-  std::vector<size_t> cpus;
-  std::optional<NodeId> net, nvswitch;
-  for (size_t i = 0; i < r.devices.size(); ++i) {
-    const Device& d = r.devices[i];
-    if (d.kind == Kind::Cpu) {
-      cpus.push_back(i);
-      continue;
-    }
-    b.add_duplex(NodeId{node[i]}, NodeId{node[static_cast<size_t>(d.parent)]}, gbps(d.up_gbps), Time::zero());
-    if (d.kind == Kind::Nic && d.net_gbps > 0) {
-      if (!net)
-        net = b.add_switch();
-      b.add_duplex(NodeId{node[i]}, *net, gbps(d.net_gbps), Time::ps(static_cast<int64_t>(d.net_latency_us * 1e6)));
-    }
-  }
-  for (size_t a = 0; a < cpus.size(); ++a) {
-    for (size_t c = a + 1; c < cpus.size(); ++c) {
-      const double bw = std::min(r.devices[cpus[a]].inter_cpu_gbps, r.devices[cpus[c]].inter_cpu_gbps);
-      b.add_duplex(NodeId{node[cpus[a]]}, NodeId{node[cpus[c]]}, gbps(bw), Time::zero());
-    }
-  }
+// The NVLinks, added before the PCIe tree: routes are shortest by hops with ties to the first link added
+// (routing.hpp), so a GPU pair two hops apart both through the NVSwitch and through a PCIe switch uses NVLink, as
+// NCCL does.
+void add_nvlinks(const Reader& r, const std::vector<int>& gpus, const std::vector<uint32_t>& node,
+                 const std::map<std::string, uint32_t>& gpu_by_busid, TopologyBuilder& b) {
+  std::optional<NodeId> nvswitch;
   // NVLinks to one peer add up (NCCL's ncclTopoConnectNodes sums the bandwidth of links to the same node), so a
   // GPU with six <nvlink> elements to six NVSwitch chips gets one link of their total bandwidth.
   std::map<std::pair<uint32_t, uint32_t>, double> nvlink_gbps;
@@ -321,6 +283,58 @@ Topology build(const Reader& r, const std::string& file) {
   }
   for (const auto& [ends, bw] : nvlink_gbps)
     b.add_link(NodeId{ends.first}, NodeId{ends.second}, gbps(bw), Time::zero());
+}
+
+// PCIe links (each device to its parent), NICs to the network switch, CPUs pairwise.
+void add_tree(const Reader& r, const std::vector<uint32_t>& node, TopologyBuilder& b) {
+  std::vector<size_t> cpus;
+  std::optional<NodeId> net;
+  for (size_t i = 0; i < r.devices.size(); ++i) {
+    const Device& d = r.devices[i];
+    if (d.kind == Kind::Cpu) {
+      cpus.push_back(i);
+      continue;
+    }
+    b.add_duplex(NodeId{node[i]}, NodeId{node[static_cast<size_t>(d.parent)]}, gbps(d.up_gbps), Time::zero());
+    if (d.kind == Kind::Nic && d.net_gbps > 0) {
+      if (!net)
+        net = b.add_switch();
+      b.add_duplex(NodeId{node[i]}, *net, gbps(d.net_gbps), Time::ps(static_cast<int64_t>(d.net_latency_us * 1e6)));
+    }
+  }
+  for (size_t a = 0; a < cpus.size(); ++a) {
+    for (size_t c = a + 1; c < cpus.size(); ++c) {
+      const double bw = std::min(r.devices[cpus[a]].inter_cpu_gbps, r.devices[cpus[c]].inter_cpu_gbps);
+      b.add_duplex(NodeId{node[cpus[a]]}, NodeId{node[cpus[c]]}, gbps(bw), Time::zero());
+    }
+  }
+}
+
+Topology build(const Reader& r, const std::string& file) {
+  std::vector<int> gpus;
+  for (size_t i = 0; i < r.devices.size(); ++i) {
+    if (r.devices[i].kind == Kind::Gpu)
+      gpus.push_back(static_cast<int>(i));
+  }
+  if (gpus.empty())
+    r.fail("gpu", "none found; NCCL lists each GPU as a <gpu rank=...> inside its <pci> element");
+  std::stable_sort(gpus.begin(), gpus.end(), [&](int a, int b) { return r.devices[a].rank < r.devices[b].rank; });
+  std::vector<uint32_t> node(r.devices.size(), 0);
+  std::map<std::string, uint32_t> gpu_by_busid;
+  for (size_t k = 0; k < gpus.size(); ++k) {
+    const Device& g = r.devices[static_cast<size_t>(gpus[k])];
+    if (k > 0 && g.rank == r.devices[static_cast<size_t>(gpus[k - 1])].rank)
+      r.fail(g.where + ": rank", fmt::format("{} is the rank of two GPUs", g.rank));
+    node[static_cast<size_t>(gpus[k])] = static_cast<uint32_t>(k);
+    gpu_by_busid[g.busid] = static_cast<uint32_t>(k);
+  }
+  TopologyBuilder b(file, static_cast<uint32_t>(gpus.size()), file);
+  for (size_t i = 0; i < r.devices.size(); ++i) {
+    if (r.devices[i].kind != Kind::Gpu)
+      node[i] = b.add_switch().value;
+  }
+  add_nvlinks(r, gpus, node, gpu_by_busid, b);
+  add_tree(r, node, b);
   return std::move(b).seal();
 }
 
