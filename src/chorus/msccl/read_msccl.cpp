@@ -33,19 +33,24 @@ struct Reader {
     return a.value();
   }
 
+  // An integer in [lo, hi]; `field()` names it in errors (built only then).
+  template <class Field>
+  int64_t value(std::string_view t, Field&& field, int64_t lo, int64_t hi) const {
+    int64_t v = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc() || end != t.data() + t.size() || t.empty())
+      fail(field(), fmt::format("'{}' is not an integer", t));
+    if (v < lo || v > hi)
+      fail(field(), fmt::format("is {}; must be {} to {}", v, lo, hi));
+    return v;
+  }
+
   int64_t integer(const pugi::xml_node& node, const char* name, const std::string& where, int64_t lo, int64_t hi,
                   std::optional<int64_t> fallback = std::nullopt) const {
-    const std::string field = where.empty() ? std::string(name) : where + ": " + name;
     if (fallback && !node.attribute(name))
       return *fallback;
-    const std::string_view t = text(node, name, where);
-    int64_t value = 0;
-    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
-    if (ec != std::errc() || end != t.data() + t.size() || t.empty())
-      fail(field, fmt::format("'{}' is not an integer", t));
-    if (value < lo || value > hi)
-      fail(field, fmt::format("is {}; must be {} to {}", value, lo, hi));
-    return value;
+    return value(
+        text(node, name, where), [&] { return where.empty() ? std::string(name) : where + ": " + name; }, lo, hi);
   }
 };
 
@@ -115,45 +120,90 @@ void read_header(const Reader& r, const pugi::xml_node& algo, MscclProgram& p) {
     p.kind = parse_collective_kind(p.coll);
 }
 
+// A step's attributes, collected in one pass over them (a million steps: looking each name up costs more than
+// parsing the file).
+struct StepAttributes {
+  const char* s = nullptr;
+  const char* type = nullptr;
+  const char* srcbuf = nullptr;
+  const char* srcoff = nullptr;
+  const char* dstbuf = nullptr;
+  const char* dstoff = nullptr;
+  const char* cnt = nullptr;
+  const char* depid = nullptr;
+  const char* deps = nullptr;
+
+  explicit StepAttributes(const pugi::xml_node& node) {
+    for (pugi::xml_attribute a = node.first_attribute(); a; a = a.next_attribute()) {
+      const std::string_view name = a.name();
+      const char*& slot = name == "s"        ? s
+                          : name == "type"   ? type
+                          : name == "srcbuf" ? srcbuf
+                          : name == "srcoff" ? srcoff
+                          : name == "dstbuf" ? dstbuf
+                          : name == "dstoff" ? dstoff
+                          : name == "cnt"    ? cnt
+                          : name == "depid"  ? depid
+                          : name == "deps"   ? deps
+                                             : ignored_;
+      slot = a.value();
+    }
+  }
+
+ private:
+  const char* ignored_ = nullptr;
+};
+
 void read_step(const Reader& r, const pugi::xml_node& node, const MscclGpu& gpu, uint32_t expected,
                const std::string& where_tb, MscclStep& step) {
-  const std::string where = fmt::format("{} step {}", where_tb, expected);
-  const int64_t s = r.integer(node, "s", where_tb + " step", 0, INT32_MAX);
-  if (s != expected) {
-    r.fail(where + ": s", fmt::format("is {}; steps of a thread block must be numbered 0, 1, 2, ... in order", s));
-  }
-  const std::string_view type_text = r.text(node, "type", where);
-  const auto type = step_type(type_text);
+  const StepAttributes at(node);
+  // The error location, built only when there is an error.
+  const auto field = [&](const char* name) { return fmt::format("{} step {}: {}", where_tb, expected, name); };
+  const auto number = [&](const char* value, const char* name, int64_t lo, int64_t hi,
+                          std::optional<int64_t> fallback = std::nullopt) {
+    if (value == nullptr) {
+      if (!fallback)
+        r.fail(field(name), "missing");
+      return *fallback;
+    }
+    return r.value(
+        value, [&] { return field(name); }, lo, hi);
+  };
+  const int64_t s = number(at.s, "s", 0, INT32_MAX);
+  if (s != expected)
+    r.fail(field("s"), fmt::format("is {}; steps of a thread block must be numbered 0, 1, 2, ... in order", s));
+  if (at.type == nullptr)
+    r.fail(field("type"), "missing");
+  const auto type = step_type(at.type);
   if (!type) {
-    r.fail(where + ": type",
-           fmt::format("unknown step type '{}'; expected s, r, rcs, rrs, rrc, rrcs, cpy, re or nop", type_text));
+    r.fail(field("type"),
+           fmt::format("unknown step type '{}'; expected s, r, rcs, rrs, rrc, rrcs, cpy, re or nop", at.type));
   }
   step.type = *type;
-  step.count = static_cast<uint32_t>(r.integer(node, "cnt", where, 1, static_cast<int64_t>(kMaxChunks), 1));
-  const auto read_buffer = [&](const char* buf_name, const char* off_name, bool local, MscclBuffer& buf,
-                               uint32_t& off) {
-    const pugi::xml_attribute a = node.attribute(buf_name);
-    if (!local && !a)
+  step.count = static_cast<uint32_t>(number(at.cnt, "cnt", 1, static_cast<int64_t>(kMaxChunks), 1));
+  const auto read_buffer = [&](const char* buf_text, const char* off_text, const char* buf_name, const char* off_name,
+                               bool local, MscclBuffer& buf, uint32_t& off) {
+    if (!local && buf_text == nullptr)
       return;  // the peer's side or unused (nop): optional
-    const std::string_view t = r.text(node, buf_name, where);
-    const auto b = buffer(t);
+    if (buf_text == nullptr)
+      r.fail(field(buf_name), "missing");
+    const auto b = buffer(buf_text);
     if (!b)
-      r.fail(where + ": " + buf_name, fmt::format("unknown buffer '{}'; expected i, o or s", t));
+      r.fail(field(buf_name), fmt::format("unknown buffer '{}'; expected i, o or s", buf_text));
     buf = *b;
-    off = static_cast<uint32_t>(r.integer(node, off_name, where, 0, static_cast<int64_t>(kMaxChunks)));
+    off = static_cast<uint32_t>(number(off_text, off_name, 0, static_cast<int64_t>(kMaxChunks)));
     const uint32_t size = chunks_of(gpu, buf);
     if (local && uint64_t{off} + step.count > size) {
-      r.fail(where + ": " + off_name,
-             fmt::format("chunks {} to {} of buffer '{}' are out of range; the gpu has {} (cnt {})", off,
-                         uint64_t{off} + step.count - 1, t, size, step.count));
+      r.fail(field(off_name), fmt::format("chunks {} to {} of buffer '{}' are out of range; the gpu has {} (cnt {})",
+                                          off, uint64_t{off} + step.count - 1, buf_text, size, step.count));
     }
   };
-  read_buffer("srcbuf", "srcoff", reads_src(step.type), step.src_buf, step.src_off);
-  read_buffer("dstbuf", "dstoff", writes_dst(step.type), step.dst_buf, step.dst_off);
-  step.dep_tb = static_cast<int32_t>(r.integer(node, "depid", where, -1, INT32_MAX, -1));
-  step.dep_step = static_cast<int32_t>(r.integer(node, "deps", where, -1, INT32_MAX, -1));
+  read_buffer(at.srcbuf, at.srcoff, "srcbuf", "srcoff", reads_src(step.type), step.src_buf, step.src_off);
+  read_buffer(at.dstbuf, at.dstoff, "dstbuf", "dstoff", writes_dst(step.type), step.dst_buf, step.dst_off);
+  step.dep_tb = static_cast<int32_t>(number(at.depid, "depid", -1, INT32_MAX, -1));
+  step.dep_step = static_cast<int32_t>(number(at.deps, "deps", -1, INT32_MAX, -1));
   if ((step.dep_tb < 0) != (step.dep_step < 0)) {
-    r.fail(where + ": deps",
+    r.fail(field("deps"),
            fmt::format("depid is {} and deps is {}; both are -1 or neither", step.dep_tb, step.dep_step));
   }
 }
@@ -171,16 +221,16 @@ void read_tb(const Reader& r, const pugi::xml_node& node, const MscclProgram& p,
   for (const pugi::xml_node& child : node.children("step")) {
     MscclStep step;
     read_step(r, child, gpu, s, where, step);
-    const std::string at = fmt::format("{} step {}", where, s);
+    const auto at = [&] { return fmt::format("{} step {}", where, s); };
     if (msccl_sends(step.type) && tb.send < 0)
-      r.fail(at + ": type",
+      r.fail(at() + ": type",
              fmt::format("'{}' sends, but the thread block has send=\"-1\"", msccl_step_name(step.type)));
     if (msccl_receives(step.type) && tb.recv < 0) {
-      r.fail(at + ": type",
+      r.fail(at() + ": type",
              fmt::format("'{}' receives, but the thread block has recv=\"-1\"", msccl_step_name(step.type)));
     }
-    if (steps.size() >= UINT32_MAX - 1)
-      r.fail(at, "too many steps");
+    if (steps.size() >= UINT32_MAX / 2 - 1)
+      r.fail(at(), "too many steps");
     steps.push_back(step);
     ++s;
   }
