@@ -95,6 +95,35 @@ TEST(MscclReader, ReadsWhatChorusSynthWrites) {
   }
 }
 
+// Sends pair with receives per channel: GPU 0's tb on channel 1 is listed first, and its chunk must still reach the
+// receive of GPU 1's channel-1 tb. In place, GPU r's input is output chunks 2r and 2r+1.
+TEST(MscclReader, MatchesSendsAndReceivesPerChannel) {
+  const std::string xml = R"(<algo coll="allgather" nchunksperloop="4" ngpus="2" nchannels="2" inplace="1"
+      outofplace="0"><gpu id="0" i_chunks="2" o_chunks="4">
+    <tb id="0" send="1" recv="1" chan="1"><step s="0" type="s" srcbuf="o" srcoff="1"/>
+                                          <step s="1" type="r" dstbuf="o" dstoff="3"/></tb>
+    <tb id="1" send="1" recv="1" chan="0"><step s="0" type="s" srcbuf="o" srcoff="0"/>
+                                          <step s="1" type="r" dstbuf="o" dstoff="2"/></tb></gpu>
+   <gpu id="1" i_chunks="2" o_chunks="4">
+    <tb id="0" send="0" recv="0" chan="0"><step s="0" type="s" srcbuf="o" srcoff="2"/>
+                                          <step s="1" type="r" dstbuf="o" dstoff="DST0"/></tb>
+    <tb id="1" send="0" recv="0" chan="1"><step s="0" type="s" srcbuf="o" srcoff="3"/>
+                                          <step s="1" type="r" dstbuf="o" dstoff="DST1"/></tb></gpu></algo>)";
+  const auto with = [&](const char* dst0, const char* dst1) {
+    std::string text = xml;
+    text.replace(text.find("DST0"), 4, dst0);
+    text.replace(text.find("DST1"), 4, dst1);
+    return text;
+  };
+  const MscclAlgorithm a = make_msccl_algorithm(parse_msccl_xml(with("0", "1"), "chan.xml"));
+  EXPECT_TRUE(a.checked);
+  EXPECT_EQ(a.dag.transfers, 4u);
+  // GPU 1 stores channel 0's chunk (GPU 0's input chunk 0) as output chunk 1: wrong.
+  EXPECT_EQ(error_of([&] { make_msccl_algorithm(parse_msccl_xml(with("1", "0"), "chan.xml")); }),
+            "chan.xml: gpu 1 output chunk 0: holds input chunk 1 of 1 GPU (0) at the end; allgather needs input "
+            "chunk 0 of GPU 0");
+}
+
 struct BadFile {
   const char* file;
   const char* where;    // the element and attribute the error must name
