@@ -157,10 +157,7 @@ void run(const CollectiveOptions& o) {
     return run_synth_collective(topology, kind, given, *model, o.synth, o.json);
   }
   if (o.algorithm.starts_with(kMscclPrefix)) {
-    const std::string file = o.algorithm.substr(kMscclPrefix.size());
-    if (file.empty())
-      throw Error("", "--algorithm", "msccl: needs a file name, e.g. msccl:allreduce.xml");
-    return run_msccl_collective(topology, {file, kind, given, *model, o.compare_synth, o.synth, o.json});
+    return run_msccl_collective(topology, {o.algorithm, kind, given, *model, o.compare_synth, o.synth, o.json});
   }
   CollectiveRunOptions options;
   options.evaluation = parse_evaluation(o.evaluation);

@@ -1,21 +1,17 @@
 // `chorus collective --algorithm msccl:FILE.xml`: an MSCCL XML algorithm (msccl-tools' output, or chorus synth's)
 // read, checked, simulated under the chosen network model and compared with the lower bound and, with
-// --compare-synth, with chorus's own synthesized algorithm on the same topology.
+// --compare-synth, with chorus's own synthesized algorithm on the same topology (sim/msccl_request.hpp).
 #pragma once
 
-#include <string>
-
-#include "chorus/collective/collective.hpp"
-#include "chorus/network/model_registry.hpp"
-#include "chorus/topology/topology.hpp"
+#include "chorus/sim/msccl_request.hpp"
 #include "synth_options.hpp"
 
 namespace chorus::cli {
 
-inline constexpr std::string_view kMscclPrefix = "msccl:";
+using chorus::kMscclPrefix;
 
 struct MscclCollectiveRequest {
-  std::string file;
+  std::string algorithm;  // "msccl:FILE"
   CollectiveKind kind = CollectiveKind::AllReduce;
   Bytes size;
   NetworkModelKind model = NetworkModelKind::Unaware;

@@ -14,6 +14,7 @@
 #include "chorus/core/parse_units.hpp"
 #include "chorus/network/model_registry.hpp"
 #include "chorus/sim/default_chunks.hpp"
+#include "chorus/sim/msccl_request.hpp"
 #include "chorus/synth/synth_routes.hpp"
 #include "chorus/synth/synth_unaware.hpp"
 #include "chorus/synth/verify.hpp"
@@ -131,6 +132,12 @@ CollectiveOutcome run_collective_request(const Topology& topology, const Collect
     if (!q.system.empty() || q.collect_link_stats)
       throw Error("", flag(q, "algorithm"), "synth takes no system file or link statistics");
     auto [record, time] = synth_record(topology, q, *model);
+    return {std::move(record), time, std::nullopt};
+  }
+  if (q.algorithm.starts_with(kMscclPrefix)) {
+    if (!q.system.empty() || q.collect_link_stats)
+      throw Error("", flag(q, "algorithm"), "msccl: takes no system file or link statistics");
+    auto [record, time] = msccl_record(topology, q, *model);
     return {std::move(record), time, std::nullopt};
   }
   CollectiveRunOptions options;
