@@ -1,5 +1,6 @@
 // The MSCCL XML reader: hand-written files modelled on msccl-tools' examples (tests/data/msccl/README.md), chorus
 // synth's own XML read back, and the structural and semantic errors, each naming the file and the element.
+#include <ostream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -129,6 +130,11 @@ struct BadFile {
   const char* where;    // the element and attribute the error must name
   const char* message;  // a piece of the message
 };
+
+// Names the parameter by its file in test listings.
+void PrintTo(const BadFile& bad, std::ostream* out) {
+  *out << bad.file;
+}
 
 class MscclBadInput : public ::testing::TestWithParam<BadFile> {};
 

@@ -1,5 +1,6 @@
 // NCCL topology XML (NCCL_TOPO_DUMP_FILE) as a Topology: hand-written dumps of a DGX-A100-like node and a
 // PCIe-only node (tests/data/nccl/README.md), with the All-Gather cut bound worked out by hand, and the errors.
+#include <ostream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -114,6 +115,11 @@ struct BadFile {
   const char* where;
   const char* message;
 };
+
+// Names the parameter by its file in test listings.
+void PrintTo(const BadFile& bad, std::ostream* out) {
+  *out << bad.file;
+}
 
 class NcclBadInput : public ::testing::TestWithParam<BadFile> {};
 
