@@ -20,6 +20,7 @@
 #include "chorus/network/model_registry.hpp"
 #include "chorus/sim/collective_run.hpp"
 #include "chorus/sim/default_chunks.hpp"
+#include "collective_msccl.hpp"
 #include "collective_synth.hpp"
 #include "commands.hpp"
 #include "feasibility.hpp"
@@ -44,6 +45,7 @@ struct CollectiveOptions {
   std::string model = "unaware";
   std::string link_stats;
   bool json = false;
+  bool compare_synth = false;   // --algorithm msccl:FILE only
   SynthFlags synth;             // --algorithm synth only
   std::set<std::string> given;  // the options on the command line
 };
@@ -56,6 +58,19 @@ const char* const kNativeOnly[] = {"--system",         "--composition",         
 
 // Refuses an option the chosen algorithm would ignore, naming when it applies.
 void refuse_ignored_options(const CollectiveOptions& o) {
+  if (o.algorithm.starts_with(kMscclPrefix)) {
+    for (const char* flag : kNativeOnly) {
+      if (o.given.contains(flag))
+        throw Error("", flag, "does not apply to --algorithm msccl:FILE (the XML sets the algorithm and its chunks)");
+    }
+    for (const char* flag : kSynthOnly) {
+      if (o.given.contains(flag) && !o.compare_synth)
+        throw Error("", flag, "applies to --algorithm synth, or with --compare-synth to the synthesized algorithm");
+    }
+    return;
+  }
+  if (o.compare_synth)
+    throw Error("", "--compare-synth", "applies only with --algorithm msccl:FILE");
   const bool synth = o.algorithm == "synth";
   for (const char* flag :
        synth ? std::span<const char* const>(kNativeOnly) : std::span<const char* const>(kSynthOnly)) {
@@ -140,6 +155,9 @@ void run(const CollectiveOptions& o) {
   refuse_ignored_options(o);
   if (o.algorithm == "synth") {
     return run_synth_collective(topology, kind, given, *model, o.synth, o.json);
+  }
+  if (o.algorithm.starts_with(kMscclPrefix)) {
+    return run_msccl_collective(topology, {o.algorithm, kind, given, *model, o.compare_synth, o.synth, o.json});
   }
   CollectiveRunOptions options;
   options.evaluation = parse_evaluation(o.evaluation);
@@ -257,7 +275,10 @@ void register_collective_command(CLI::App& app) {
   cmd->add_option(
       "--algorithm", options->algorithm,
       "ring | direct | directN | halvingDoubling | doubleBinaryTree | twoTree | oneRing | ...; a comma list gives "
-      "one per dimension (default ring); synth: synthesize for this topology (chorus synth) and simulate");
+      "one per dimension (default ring); synth: synthesize for this topology (chorus synth) and simulate; "
+      "msccl:FILE.xml: an MSCCL XML algorithm (msccl-tools, chorus synth --out)");
+  cmd->add_flag("--compare-synth", options->compare_synth,
+                "with --algorithm msccl:FILE: also synthesize for this topology and print both times");
   add_synth_flags(*cmd, options->synth);
   cmd->add_option("--composition", options->composition,
                   "multi-dimensional All-Reduce: localBWAware (default) | baseline");

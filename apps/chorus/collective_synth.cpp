@@ -6,27 +6,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "chorus/network/model_registry.hpp"
-#include "chorus/synth/synth_routes.hpp"
-#include "chorus/synth/synth_unaware.hpp"
+#include "chorus/sim/collective_request.hpp"
 #include "chorus/synth/verify.hpp"
 #include "feasibility.hpp"
 
 namespace chorus::cli {
 
 namespace {
-
-// The synthesizer's own link assignment, not shortest paths.
-Time simulate(const Topology& topology, const SynthResult& r, NetworkModelKind model) {
-  // Synthesized transfers are single hops that may start or end at a switch; under the unaware model each pays
-  // its own link (NPU-to-NPU routed costs have no route to a switch).
-  if (model == NetworkModelKind::Unaware)
-    return synth_unaware_time(topology, r);
-  const SynthRoutes routes(topology, r);
-  NetworkRunOptions options;
-  options.routes = &routes;
-  return network_models().get(model).run(r.schedule, topology, options).makespan;
-}
 
 double ns(Time t) {
   return static_cast<double>(t.picoseconds()) / 1e3;
@@ -38,7 +24,7 @@ void run_synth_collective(const Topology& topology, CollectiveKind kind, Bytes s
                           const SynthFlags& flags, bool json) {
   const SynthOptions options = make_synth_options(flags, kind, size);
   const SynthResult r = synthesize(topology, options);
-  const Time simulated = simulate(topology, r, model);
+  const Time simulated = simulate_synthesized(topology, r, model);
   const SynthBound bound = synth_lower_bound(topology, options);
   const double ratio =
       bound.bound > Time::zero() ? static_cast<double>(simulated.picoseconds()) / bound.bound.picoseconds() : 0.0;

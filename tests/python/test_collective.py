@@ -30,6 +30,17 @@ class CollectiveTest(unittest.TestCase):
         self.assertEqual(r.time_ns, 294000.0)
         self.assertEqual(r.to_dict()["size_bytes"], 8_000_000)
 
+    def test_msccl_algorithm_file(self):
+        # The hand-written ring All-Reduce of tests/data/msccl: 6 hops of 1 us + 1 MB / 10 GB/s = 606 us.
+        xml = SOURCE_DIR / "tests" / "data" / "msccl" / "allreduce_ring_4.xml"
+        r = chorus.collective("ring:4", "all_reduce", "4MB", bandwidth="10GB/s", latency="1us",
+                              algorithm=f"msccl:{xml}")
+        self.assertEqual(r.time_ns, 606000.0)
+        self.assertTrue(r.to_dict()["semantics_checked"])
+        with self.assertRaises(chorus.InputError):
+            chorus.collective("ring:4", "all_gather", "4MB", bandwidth="10GB/s", latency="1us",
+                              algorithm=f"msccl:{xml}")
+
     def test_flow_model_without_contention_matches_alpha_beta(self):
         # 4-NPU ring All-Reduce of 4 MB under the flow model: 6 x (1 us + 1 MB / 50 GB/s) = 126 us.
         r = chorus.collective("ring:4", "all_reduce", "4MB", bandwidth="50GB/s", latency="1us", model="flow")

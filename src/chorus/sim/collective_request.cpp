@@ -14,6 +14,7 @@
 #include "chorus/core/parse_units.hpp"
 #include "chorus/network/model_registry.hpp"
 #include "chorus/sim/default_chunks.hpp"
+#include "chorus/sim/msccl_request.hpp"
 #include "chorus/synth/synth_routes.hpp"
 #include "chorus/synth/synth_unaware.hpp"
 #include "chorus/synth/verify.hpp"
@@ -78,17 +79,6 @@ Evaluation parse_evaluation(const CollectiveRequest& q) {
               fmt::format("unknown evaluation '{}'; expected auto, symmetric or schedule", q.evaluation));
 }
 
-// Synthesized transfers are single hops that may start or end at a switch: under the unaware model each pays its
-// own link; aware and flow follow the synthesizer's link assignment.
-Time simulate_synthesized(const Topology& topology, const SynthResult& r, NetworkModelKind model) {
-  if (model == NetworkModelKind::Unaware)
-    return synth_unaware_time(topology, r);
-  const SynthRoutes routes(topology, r);
-  NetworkRunOptions options;
-  options.routes = &routes;
-  return network_models().get(model).run(r.schedule, topology, options).makespan;
-}
-
 // `--algorithm synth`: synthesize for this topology, then simulate the schedule under the model.
 std::pair<nlohmann::json, Time> synth_record(const Topology& topology, const CollectiveRequest& q,
                                              NetworkModelKind model) {
@@ -121,6 +111,17 @@ std::pair<nlohmann::json, Time> synth_record(const Topology& topology, const Col
 
 }  // namespace
 
+// Synthesized transfers are single hops that may start or end at a switch: under the unaware model each pays its
+// own link; aware and flow follow the synthesizer's link assignment.
+Time simulate_synthesized(const Topology& topology, const SynthResult& r, NetworkModelKind model) {
+  if (model == NetworkModelKind::Unaware)
+    return synth_unaware_time(topology, r);
+  const SynthRoutes routes(topology, r);
+  NetworkRunOptions options;
+  options.routes = &routes;
+  return network_models().get(model).run(r.schedule, topology, options).makespan;
+}
+
 CollectiveOutcome run_collective_request(const Topology& topology, const CollectiveRequest& q) {
   const auto model = parse_network_model(q.model);
   if (!model) {
@@ -131,6 +132,12 @@ CollectiveOutcome run_collective_request(const Topology& topology, const Collect
     if (!q.system.empty() || q.collect_link_stats)
       throw Error("", flag(q, "algorithm"), "synth takes no system file or link statistics");
     auto [record, time] = synth_record(topology, q, *model);
+    return {std::move(record), time, std::nullopt};
+  }
+  if (q.algorithm.starts_with(kMscclPrefix)) {
+    if (!q.system.empty() || q.collect_link_stats)
+      throw Error("", flag(q, "algorithm"), "msccl: takes no system file or link statistics");
+    auto [record, time] = msccl_record(topology, q, *model);
     return {std::move(record), time, std::nullopt};
   }
   CollectiveRunOptions options;

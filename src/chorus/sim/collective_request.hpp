@@ -22,7 +22,7 @@ struct CollectiveRequest {
   Bytes size;                      // NCCL size; with `system`, ASTRA-sim's comm_size (All-Gather: per NPU)
   std::string model = "unaware";   // unaware | aware | flow
   std::string system;              // ASTRA-sim system JSON: compatibility mode (sets algorithm and chunking)
-  std::string algorithm;           // "ring", a comma list per dimension, or "synth"; empty: ring
+  std::string algorithm;           // "ring", a comma list per dimension, "synth", or "msccl:FILE.xml"; empty: ring
   std::string composition;         // localBWAware (default) | baseline
   std::optional<uint32_t> splits;  // none: one chunk, except Broadcast/Reduce, pipelined (default_chunks.hpp)
   uint32_t active_chunks = 1;
@@ -30,7 +30,8 @@ struct CollectiveRequest {
   std::string reduction_bandwidth;  // e.g. "1600GB/s"; empty: free
   std::string evaluation = "auto";  // auto | symmetric | schedule
   bool collect_link_stats = false;
-  SynthOptions synth;              // algorithm "synth" only (kind and size are taken from above)
+  SynthOptions synth;              // algorithm "synth", or msccl with compare_synth (kind and size from above)
+  bool compare_synth = false;      // msccl: also synthesize and simulate chorus's own algorithm
   std::string flag_prefix = "--";  // errors name fields as "<prefix>algorithm": "--" on the CLI, "" in Python
 };
 
@@ -39,6 +40,10 @@ struct CollectiveOutcome {
   Time time;                       // the simulated time (the record's time_ns, exactly)
   std::optional<LinkStats> links;  // when collected (aware and flow)
 };
+
+// Runs a synthesized Schedule under a network model on the synthesizer's own links (synth_routes.hpp); under the
+// unaware model each transfer pays its own link (synth_unaware.hpp).
+Time simulate_synthesized(const Topology& topology, const SynthResult& r, NetworkModelKind model);
 
 // Throws chorus::Error naming the field of the request on a malformed value.
 CollectiveOutcome run_collective_request(const Topology& topology, const CollectiveRequest& request);

@@ -17,6 +17,7 @@
 #include "chorus/topology/cluster_generators.hpp"
 #include "chorus/topology/edge_list.hpp"
 #include "chorus/topology/generators.hpp"
+#include "chorus/topology/nccl_topo.hpp"
 
 namespace chorus {
 
@@ -289,8 +290,16 @@ Topology load_topology(const TopologyRequest& request) {
   // A path may contain ':'; only a prefix that names no file is reported as an unknown generator.
   if (colon != std::string::npos && !std::filesystem::exists(spec)) {
     bad_spec(spec, fmt::format("unknown topology kind '{}'; expected ring, uniring, fc, switch, mesh2d, mesh3d, "
-                               "torus2d, torus3d, hypercube, dgx, dims, fattree, rail, dragonfly or an edge-list file",
+                               "torus2d, torus3d, hypercube, dgx, dims, fattree, rail, dragonfly, an NCCL topology .xml "
+                               "or an edge-list file",
                                kind));
+  }
+  // NCCL's topology dump (NCCL_TOPO_DUMP_FILE) is XML; every other file is an edge list.
+  if (spec.ends_with(".xml")) {
+    reject_link_flags(request, "an NCCL topology file");
+    Topology topology = load_nccl_topology(spec);
+    check_npu_limit(request, spec, topology.npu_count());
+    return topology;
   }
   reject_link_flags(request, "an edge-list file");
   Topology topology = load_edge_list(spec);

@@ -12,7 +12,8 @@
 //   dgx:NODESxGPUS (G GPUs per node behind an NVSwitch-style switch + one NIC rail per GPU to a leaf switch;
 //                   bandwidths/latencies = {intra-node, inter-node})
 //   dims:ring8,fc8,switch8 (an ASTRA-sim-style multi-dimensional composition, dimension 0 first)
-// A spec that is not a generator name is read as an edge-list file (see edge_list.hpp).
+// A spec that is not a generator name is a file: NCCL's topology XML when it ends in .xml (nccl_topo.hpp), else an
+// edge list (edge_list.hpp).
 #pragma once
 
 #include <string>
