@@ -152,7 +152,9 @@ InferenceResult evaluate_inference(const Application& app, const System& sys, co
   prompt_app.seq_size = c.prompt;
   const BlockCost blk = block_cost(prompt_app, exe, hw, BlockNets{&tp_net, &tp_net, &ep_net});
   const double hop = c.pp > 1 ? pp_net.op_time(Collective::kP2p, blk.activation_elements * b, 2) : 0.0;
-  const double head = hw.process(2 * tokens * h * vocab, Unit::kMatrix, (vocab * h + tokens * (h + vocab)) * b).time;
+  const double head =
+      app.vocab > 0 ? hw.process(2 * tokens * h * vocab, Unit::kMatrix, (vocab * h + tokens * (h + vocab)) * b).time
+                    : 0.0;
   r.ttft_s =
       blocks * (blk.fw.time + blk.tp_base.fw_exposed + blk.ep.fw_exposed) + static_cast<double>(c.pp - 1) * hop + head;
 
@@ -180,7 +182,9 @@ InferenceResult evaluate_inference(const Application& app, const System& sys, co
   };
   add_blocks(blocks - moe_blocks, false);
   add_blocks(moe_blocks, true);
-  const OpCost decode_head = hw.process(2 * tokens * h * vocab, Unit::kMatrix, (vocab * h + tokens * (h + vocab)) * b);
+  const OpCost decode_head =
+      app.vocab > 0 ? hw.process(2 * tokens * h * vocab, Unit::kMatrix, (vocab * h + tokens * (h + vocab)) * b)
+                    : OpCost{};
   const double decode_hop = c.pp > 1 ? pp_net.op_time(Collective::kP2p, tokens * h * b, 2) : 0.0;
   r.tpot_s = tpot + decode_head.time + static_cast<double>(c.pp - 1) * decode_hop;
   r.decode_memory_bound = step_mem_time > step_flop_time;
@@ -193,13 +197,15 @@ InferenceResult evaluate_inference(const Application& app, const System& sys, co
   r.weight_bytes = (blk.weights * stage_blocks + vocab * h) * b;
   r.kv_cache_bytes =
       tokens * static_cast<double>(c.prompt + c.output) * stage_blocks * kv_bytes_per_token(app, c.tp, b);
-  r.workspace_bytes = blk.act_no_recompute_bytes;
+  // Forward only: nothing is kept for a backward pass; the widest layer's input and output (and the residual
+  // stream) are alive at once.
+  r.workspace_bytes = blk.act_grad_bytes;
   r.memory_bytes = r.weight_bytes + r.kv_cache_bytes + r.workspace_bytes;
   r.capacity_bytes = sys.mem1.capacity_bytes;
   if (r.memory_bytes > r.capacity_bytes) {
     throw Error("--batch", std::to_string(c.batch),
                 fmt::format("does not fit: needs {:.2f} GiB per GPU of {:.2f} GiB ({:.2f} GiB over): weights {:.2f}, "
-                            "KV cache {:.2f}, prefill activations {:.2f} GiB",
+                            "KV cache {:.2f}, prefill working set {:.2f} GiB",
                             r.memory_bytes / kGiB, r.capacity_bytes / kGiB, (r.memory_bytes - r.capacity_bytes) / kGiB,
                             r.weight_bytes / kGiB, r.kv_cache_bytes / kGiB, r.workspace_bytes / kGiB));
   }

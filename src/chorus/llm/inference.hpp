@@ -42,7 +42,7 @@ struct InferenceResult {
   double tokens_per_s = 0;  // output tokens per second over all GPUs
   double weight_bytes = 0;  // per GPU
   double kv_cache_bytes = 0;
-  double workspace_bytes = 0;  // prefill activations of one block
+  double workspace_bytes = 0;  // prefill working set: the widest layer's input and output
   double memory_bytes = 0;
   double capacity_bytes = 0;
   double decode_weight_bytes = 0;  // read per decode step per GPU
