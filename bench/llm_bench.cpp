@@ -8,12 +8,14 @@
 //
 // - BM_LlmEvaluateMoe: the same for DeepSeek-V3 (MoE + MLA) on the h100-80gb preset, 2,048 GPUs, random
 //   TP x PP x DP x EP x CP, ZeRO stage, recompute and datatype (issue #13 floor: 500,000 per second per core).
+// - BM_LlmInfer: one serving evaluation of DeepSeek-V3 on 16 H200s (issue #13 floor: under 10 ms).
 //
 //   build/llm_bench --benchmark_filter=Llm
 #include <random>
 
 #include <benchmark/benchmark.h>
 
+#include "chorus/llm/inference.hpp"
 #include "chorus/llm/presets.hpp"
 #include "chorus/llm/search.hpp"
 #include "chorus/llm/system_presets.hpp"
@@ -172,6 +174,25 @@ void BM_LlmEvaluateMoe(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_LlmEvaluateMoe);
+
+// One `chorus llm infer` evaluation (prefill + decode + memory) of DeepSeek-V3 on 16 H200s (issue #13: < 10 ms).
+void BM_LlmInfer(benchmark::State& state) {
+  const System sys = resolve_system("h200");
+  ServingConfig c;
+  c.gpus = 16;
+  c.tp = 8;
+  c.ep = 2;
+  c.prompt = 2048;
+  c.output = 256;
+  c.batch = 64;
+  c.datatype = sys.datatype_index("bfloat16");
+  const Application app = deepseek_v3();
+  for (auto _ : state) {
+    InferenceResult r = evaluate_inference(app, sys, c);
+    benchmark::DoNotOptimize(r.tpot_s);
+  }
+}
+BENCHMARK(BM_LlmInfer);
 
 void run_gpt3_search(benchmark::State& state, bool prune) {
   const IterationModel model(gpt3_175b(), a100_80gb_system());
