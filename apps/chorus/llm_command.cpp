@@ -59,6 +59,7 @@ struct InferOptions {
   llm::ServingConfig config;
   int64_t tp = 0;  // 0: the GPUs of one scale-up domain
   std::string datatype;
+  double max_tpot_ms = 0;  // > 0: search the serving configurations for this latency target
   bool json = false;
 };
 
@@ -105,12 +106,14 @@ void print_progress(double fraction) {
 std::string top_line(size_t i, const llm::Candidate& c) {
   const auto& e = c.execution;
   return fmt::format(
-      "{:>3} {:>9.3f} {:>9.3f} tp{:<3} pp{:<3} dp{:<5} v{:<3} mbs{:<4} {:<9} {:<9} shard={:d} ovl={}/{:d} "
-      "redo={:d} off={:d}{:d}{:d} nets={}{}{} mem={:.1f}GiB",
-      i + 1, c.sample_rate, c.stats.total_time, e.tensor_par, e.pipeline_par, e.data_par, e.pipeline_interleaving,
-      e.microbatch_size, llm::to_string(e.recompute), llm::to_string(e.tp_comm), e.optimizer_sharding,
-      llm::to_string(e.tp_overlap), e.data_par_overlap, e.seq_par_ag_redo, e.weight_offload, e.activations_offload,
-      e.optimizer_offload, e.tensor_par_net, e.pipeline_par_net, e.data_par_net, c.stats.memory.tier1 / 1073741824.0);
+             "{:>3} {:>9.3f} {:>9.3f} tp{:<3} pp{:<3} dp{:<5} v{:<3} mbs{:<4} {:<9} {:<9} shard={:d} ovl={}/{:d} "
+             "redo={:d} off={:d}{:d}{:d} nets={}{}{} mem={:.1f}GiB",
+             i + 1, c.sample_rate, c.stats.total_time, e.tensor_par, e.pipeline_par, e.data_par,
+             e.pipeline_interleaving, e.microbatch_size, llm::to_string(e.recompute), llm::to_string(e.tp_comm),
+             e.optimizer_sharding, llm::to_string(e.tp_overlap), e.data_par_overlap, e.seq_par_ag_redo,
+             e.weight_offload, e.activations_offload, e.optimizer_offload, e.tensor_par_net, e.pipeline_par_net,
+             e.data_par_net, c.stats.memory.tier1 / 1073741824.0) +
+         (e.expert_par > 1 ? fmt::format(" ep{}", e.expert_par) : std::string());
 }
 
 void run_search(const SearchOptions& o) {
@@ -233,6 +236,20 @@ void run_infer(const InferOptions& o) {
   c.tp = o.tp > 0 ? o.tp : std::min(c.gpus, sys.networks[0].size);
   c.pp_net = static_cast<int8_t>(sys.networks.size() > 1 ? 1 : 0);
   c.ep_net = static_cast<int8_t>(c.gpus <= sys.networks[0].size ? 0 : c.pp_net);
+  if (o.max_tpot_ms < 0)
+    throw Error("--max-tpot-ms", std::to_string(o.max_tpot_ms), "must be > 0");
+  int64_t tried = 0;
+  int64_t feasible = 0;
+  if (o.max_tpot_ms > 0) {
+    const llm::ServingChoice choice = llm::search_serving(app, sys, c, o.max_tpot_ms * 1e-3);
+    tried = choice.evaluated;
+    feasible = choice.feasible;
+    if (!choice.found) {
+      throw Error("--max-tpot-ms", fmt::format("{}", o.max_tpot_ms),
+                  fmt::format("no configuration of {} GPUs meets it ({} tried)", c.gpus, choice.evaluated));
+    }
+    c = choice.config;
+  }
   const llm::InferenceResult r = llm::evaluate_inference(app, sys, c);
   constexpr double kGiB = 1073741824.0;
   if (o.json) {
@@ -256,8 +273,14 @@ void run_infer(const InferOptions& o) {
                    {"output", c.output},
                    {"batch", c.batch},
                    {"datatype", sys.datatypes.at(static_cast<size_t>(c.datatype))}};
+    if (tried > 0)
+      j["search"] = {{"max_tpot_ms", o.max_tpot_ms}, {"tried", tried}, {"feasible", feasible}};
     fmt::print("{}\n", j.dump(2));
     return;
+  }
+  if (tried > 0) {
+    fmt::print("{} configurations tried, {} fit and meet {} ms per output token; the best:\n", tried, feasible,
+               o.max_tpot_ms);
   }
   fmt::print("serving: {} GPUs as tp{} pp{} dp{} ep{}, batch {}, prompt {}, output {}, {}\n", c.gpus, c.tp, c.pp,
              c.gpus / (c.tp * c.pp), c.ep, c.batch, c.prompt, c.output,
@@ -384,6 +407,8 @@ void register_llm_command(CLI::App& app) {
   infer->add_option("--ep", infer_opts->config.ep, "expert parallelism over the data-parallel replicas")
       ->capture_default_str();
   infer->add_option("--datatype", infer_opts->datatype, "datatype (default bfloat16, else float16)");
+  infer->add_option("--max-tpot-ms", infer_opts->max_tpot_ms,
+                    "search TP, PP, EP and batch sizes up to --batch for the best throughput at this time per token");
   infer->add_flag("--json", infer_opts->json, "print ttft_ms, tpot_ms, tokens_per_s and the memory as JSON");
   infer->callback([infer_opts] { run_infer(*infer_opts); });
 

@@ -8,6 +8,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/llm/block.hpp"
 #include "chorus/llm/iteration.hpp"
+#include "chorus/llm/search.hpp"
 #include "chorus/llm/system_presets.hpp"
 #include "chorus/llm/validation.hpp"
 #include "llm_test_util.hpp"
@@ -340,6 +341,44 @@ TEST(LlmMoeCli, DeepSeekV3RunsOnTheH100PresetWithPerGpuRates) {
   EXPECT_GT(j.at("ep_comm_link_time").get<double>(), 0);
   // Model TFLOP/s per GPU cannot exceed the FP8 peak (1,979).
   EXPECT_LT(j.at("model_tflops_per_gpu").get<double>(), 1979);
+}
+
+}  // namespace
+}  // namespace chorus::llm
+
+namespace chorus::llm {
+namespace {
+
+TEST(LlmMoeSearch, ExpertParallelismJoinsTheSpaceOfMoeModelsOnly) {
+  const System sys = resolve_system("h100-80gb");
+  Application moe = read_application(testing::preset("mixtral-8x7b.json"));
+  Application dense = moe;
+  dense.experts = 0;
+  // n = 2 GPUs: (TP, PP, DP) = (1, 1, 2), (1, 2, 1), (2, 1, 1); only DP 2 admits EP 2, so the MoE space is the
+  // dense space plus one more copy of the TP 1 / PP 1 / DP 2 configurations.
+  const int64_t d2 = search_space_size(dense, sys, 2, 64);
+  const int64_t m2 = search_space_size(moe, sys, 2, 64);
+  EXPECT_GT(m2, d2);
+  EXPECT_LT(m2, 2 * d2);
+  // The best of a 64-GPU search is a valid execution: EP divides the experts and DP, and re-evaluating it gives
+  // the same rate.
+  const IterationModel model(moe, sys);
+  SearchSpec spec;
+  spec.num_procs = 64;
+  spec.max_batch = 256;
+  spec.datatype = sys.datatype_index("bfloat16");
+  spec.top_n = 5;
+  spec.threads = 1;
+  const SearchResult r = run_search(model, spec);
+  ASSERT_FALSE(r.top.empty());
+  bool some_ep = false;
+  for (const Candidate& c : r.top) {
+    EXPECT_EQ(moe.experts % c.execution.expert_par, 0);
+    EXPECT_EQ(c.execution.data_par % c.execution.expert_par, 0);
+    EXPECT_DOUBLE_EQ(model.evaluate(c.execution).sample_rate, c.sample_rate);
+    some_ep = some_ep || c.execution.expert_par > 1;
+  }
+  EXPECT_TRUE(some_ep);  // splitting 8 experts beats replicating them at this size
 }
 
 }  // namespace

@@ -167,3 +167,51 @@ TEST(LlmCalibrate, BadCsvNamesFileAndLine) {
 
 }  // namespace
 }  // namespace chorus::llm
+
+namespace chorus::llm {
+namespace {
+
+TEST(LlmInferSearch, BestThroughputUnderTheLatencyTarget) {
+  // Every candidate is checked by brute force here: the search's answer meets the target and no configuration the
+  // search may try (TP x PP splits of 8 GPUs, batches 1, 2, 4, ..., 64) beats it while meeting the target.
+  const System sys = resolve_system("h100-80gb");
+  const Application app = read_application(testing::preset("mixtral-8x7b.json"));
+  ServingConfig base;
+  base.gpus = 8;
+  base.prompt = 1024;
+  base.output = 128;
+  base.batch = 64;
+  base.datatype = sys.datatype_index("bfloat16");
+  const double target = 0.02;
+  const ServingChoice best = search_serving(app, sys, base, target);
+  ASSERT_TRUE(best.found);
+  EXPECT_LE(best.result.tpot_s, target);
+  int64_t feasible = 0;
+  for (int64_t tp : {1, 2, 4, 8}) {
+    for (int64_t pp = 1; pp * tp <= 8; pp *= 2) {
+      const int64_t dp = 8 / (tp * pp);
+      for (int64_t ep = 1; ep <= dp; ep *= 2) {
+        for (int64_t batch : {1, 2, 4, 8, 16, 32, 64}) {
+          ServingConfig c = base;
+          c.tp = tp;
+          c.pp = pp;
+          c.ep = ep;
+          c.batch = batch;
+          c.ep_net = static_cast<int8_t>(tp * ep <= 8 ? 0 : 1);
+          try {
+            const InferenceResult r = evaluate_inference(app, sys, c);
+            if (r.tpot_s <= target) {
+              ++feasible;
+              EXPECT_LE(r.tokens_per_s, best.result.tokens_per_s);
+            }
+          } catch (const Error&) {
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(feasible, best.feasible);
+}
+
+}  // namespace
+}  // namespace chorus::llm

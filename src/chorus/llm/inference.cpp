@@ -212,4 +212,50 @@ InferenceResult evaluate_inference(const Application& app, const System& sys, co
   return r;
 }
 
+ServingChoice search_serving(const Application& app, const System& sys, const ServingConfig& base, double max_tpot_s) {
+  ServingChoice best;
+  std::vector<int64_t> batches;
+  for (int64_t b = 1; b < base.batch; b *= 2)
+    batches.push_back(b);
+  batches.push_back(base.batch);
+  const int64_t domain = sys.networks[0].size;
+  for (int64_t tp = 1; tp <= std::min(base.gpus, domain); ++tp) {
+    if (base.gpus % tp != 0)
+      continue;
+    for (int64_t pp = 1; pp <= base.gpus / tp; ++pp) {
+      if ((base.gpus / tp) % pp != 0)
+        continue;
+      const int64_t dp = base.gpus / (tp * pp);
+      for (int64_t ep = 1; ep <= dp; ++ep) {
+        if (dp % ep != 0 || (ep > 1 && (!app.moe() || app.experts % ep != 0)))
+          continue;
+        for (int64_t batch : batches) {
+          ServingConfig c = base;
+          c.tp = tp;
+          c.pp = pp;
+          c.ep = ep;
+          c.batch = batch;
+          c.ep_net = static_cast<int8_t>(tp * ep <= domain ? 0 : c.pp_net);
+          ++best.evaluated;
+          InferenceResult r;
+          try {
+            r = evaluate_inference(app, sys, c);
+          } catch (const Error&) {
+            continue;  // does not divide, or does not fit: not a candidate
+          }
+          if (r.tpot_s > max_tpot_s)
+            continue;
+          ++best.feasible;
+          if (!best.found || r.tokens_per_s > best.result.tokens_per_s) {
+            best.config = c;
+            best.result = r;
+            best.found = true;
+          }
+        }
+      }
+    }
+  }
+  return best;
+}
+
 }  // namespace chorus::llm

@@ -55,4 +55,16 @@ struct InferenceResult {
 // weights + KV cache do not fit, saying by how much) and evaluates it.
 InferenceResult evaluate_inference(const Application& app, const System& sys, const ServingConfig& c);
 
+struct ServingChoice {
+  ServingConfig config;
+  InferenceResult result;
+  int64_t evaluated = 0;  // configurations tried
+  int64_t feasible = 0;   // fitting in memory and meeting the latency target
+  bool found = false;
+};
+
+// The highest-throughput split of `base.gpus` GPUs (TP within one scale-up domain, PP, EP over the replicas) and
+// batch (powers of two up to base.batch, and base.batch) whose time per output token is at most max_tpot_s.
+ServingChoice search_serving(const Application& app, const System& sys, const ServingConfig& base, double max_tpot_s);
+
 }  // namespace chorus::llm
