@@ -253,10 +253,12 @@ std::string describe_outcome(const Stats& st, const System& sys) {
       return "does not fit the network: a parallel group is larger than its network tier";
     case Outcome::kDoesNotFit:
       if (st.memory.tier1 > sys.mem1.capacity_bytes)
-        return fmt::format("does not fit: needs {:.2f} GiB of {:.2f} GiB in memory tier 1", st.memory.tier1 / kGiB,
-                           sys.mem1.capacity_bytes / kGiB);
-      return fmt::format("does not fit: needs {:.2f} GiB of {:.2f} GiB in memory tier 2", st.memory.tier2 / kGiB,
-                         sys.mem2.capacity_bytes / kGiB);
+        return fmt::format("does not fit: needs {:.2f} GiB of {:.2f} GiB in memory tier 1 ({:.2f} GiB over)",
+                           st.memory.tier1 / kGiB, sys.mem1.capacity_bytes / kGiB,
+                           (st.memory.tier1 - sys.mem1.capacity_bytes) / kGiB);
+      return fmt::format("does not fit: needs {:.2f} GiB of {:.2f} GiB in memory tier 2 ({:.2f} GiB over)",
+                         st.memory.tier2 / kGiB, sys.mem2.capacity_bytes / kGiB,
+                         (st.memory.tier2 - sys.mem2.capacity_bytes) / kGiB);
   }
   return "?";
 }
