@@ -110,6 +110,10 @@ TEST(LlmInfer, BadConfigurationsNameTheOption) {
   c.batch = 8;
   c.output = 0;
   expect_option(c, "--output");
+  c.output = 8;
+  c.gpus = 16;
+  c.tp = 16;  // an H100 NVLink domain is 8 GPUs
+  expect_option(c, "--tp");
 }
 
 TEST(LlmInferCli, JsonKeysAndMemoryThatDoesNotFit) {

@@ -49,6 +49,9 @@ void check(const Application& app, const System& sys, const ServingConfig& c) {
   if (app.moe() && app.expert_feedforward % c.tp != 0)
     throw Error("--tp", std::to_string(c.tp),
                 fmt::format("does not divide expert_feedforward {}", app.expert_feedforward));
+  if (c.tp > sys.networks[0].size)
+    throw Error("--tp", std::to_string(c.tp),
+                fmt::format("exceeds the scale-up domain of {} GPUs (network tier 0)", sys.networks[0].size));
   const size_t nets = sys.networks.size();
   if (static_cast<size_t>(c.pp_net) >= nets)
     throw Error("--system", "networks", "needs a second network tier for pipeline parallelism");
