@@ -383,3 +383,25 @@ TEST(LlmMoeSearch, ExpertParallelismJoinsTheSpaceOfMoeModelsOnly) {
 
 }  // namespace
 }  // namespace chorus::llm
+
+namespace chorus::llm {
+namespace {
+
+TEST(LlmPresets, SystemFileRoundTripsAndTheCliPrintsIt) {
+  // What `llm calibrate --out` and `llm systems --show` write reads back to the same system: the same iteration time.
+  const Application app = read_application(testing::preset("llama3-70b.json"));
+  for (const auto& name : system_preset_names()) {
+    const System sys = resolve_system(name);
+    const System back = parse_system(system_to_json(sys), "round trip");
+    const Execution e = parse_execution(nlohmann::json::parse(testing::slurp(testing::preset("llama3-70b_exec.json"))),
+                                        "e.json", app, sys);
+    EXPECT_DOUBLE_EQ(IterationModel(app, back).evaluate(e).total_time, IterationModel(app, sys).evaluate(e).total_time)
+        << name;
+  }
+  const auto r = testing::run_chorus("llm systems --show mi300x", "systems_show");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_DOUBLE_EQ(parse_system(nlohmann::json::parse(r.out), "out").mem1.bytes_per_second, 5300e9);
+}
+
+}  // namespace
+}  // namespace chorus::llm
