@@ -4,6 +4,9 @@
 //   chorus llm search   --model M.json --system S.json --gpus 1024 --max-batch 1536 [--top 20] [--threads N]
 //                       [--csv all.csv] [--datatype float16] [--json]
 //   chorus llm validate [--json]
+//   chorus llm systems  [--show NAME]
+//   chorus llm infer    --model M.json --system S --gpus 8 --prompt 2048 --output 256 --batch 64 [--tp --pp --ep]
+// --system takes a preset name (a100-40gb, a100-80gb, h100-80gb, h200, b200, mi300x) or a system JSON file.
 // Inputs are Calculon's JSON files; see src/chorus/llm/*.hpp for the model and docs/llm.md for its use.
 #include <cstdio>
 #include <fstream>
@@ -15,11 +18,14 @@
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/llm/calibration.hpp"
 #include "chorus/llm/distributed.hpp"
+#include "chorus/llm/inference.hpp"
 #include "chorus/llm/iteration.hpp"
 #include "chorus/llm/presets.hpp"
 #include "chorus/llm/report.hpp"
 #include "chorus/llm/search.hpp"
+#include "chorus/llm/system_presets.hpp"
 #include "chorus/llm/validation.hpp"
 #include "commands.hpp"
 
@@ -47,6 +53,23 @@ struct SearchOptions {
   bool no_prune = false;
 };
 
+struct InferOptions {
+  std::string model;
+  std::string system;
+  llm::ServingConfig config;
+  int64_t tp = 0;  // 0: the GPUs of one scale-up domain
+  std::string datatype;
+  double max_tpot_ms = 0;  // > 0: search the serving configurations for this latency target
+  bool json = false;
+};
+
+struct CalibrateOptions {
+  std::string measured;
+  std::string system;
+  std::string out;
+  bool json = false;
+};
+
 struct ValidateOptions {
   std::string system;
   bool json = false;
@@ -54,7 +77,7 @@ struct ValidateOptions {
 
 void run_run(const RunOptions& o) {
   const auto app = llm::read_application(o.model);
-  const auto sys = llm::read_system(o.system);
+  const auto sys = llm::resolve_system(o.system);
   const auto exe = llm::read_execution(o.exec, app, sys);
   llm::Options options;
   options.calculon_recompute_bug = o.calculon_bug;
@@ -83,18 +106,20 @@ void print_progress(double fraction) {
 std::string top_line(size_t i, const llm::Candidate& c) {
   const auto& e = c.execution;
   return fmt::format(
-      "{:>3} {:>9.3f} {:>9.3f} tp{:<3} pp{:<3} dp{:<5} v{:<3} mbs{:<4} {:<9} {:<9} shard={:d} ovl={}/{:d} "
-      "redo={:d} off={:d}{:d}{:d} nets={}{}{} mem={:.1f}GiB",
-      i + 1, c.sample_rate, c.stats.total_time, e.tensor_par, e.pipeline_par, e.data_par, e.pipeline_interleaving,
-      e.microbatch_size, llm::to_string(e.recompute), llm::to_string(e.tp_comm), e.optimizer_sharding,
-      llm::to_string(e.tp_overlap), e.data_par_overlap, e.seq_par_ag_redo, e.weight_offload, e.activations_offload,
-      e.optimizer_offload, e.tensor_par_net, e.pipeline_par_net, e.data_par_net, c.stats.memory.tier1 / 1073741824.0);
+             "{:>3} {:>9.3f} {:>9.3f} tp{:<3} pp{:<3} dp{:<5} v{:<3} mbs{:<4} {:<9} {:<9} shard={:d} ovl={}/{:d} "
+             "redo={:d} off={:d}{:d}{:d} nets={}{}{} mem={:.1f}GiB",
+             i + 1, c.sample_rate, c.stats.total_time, e.tensor_par, e.pipeline_par, e.data_par,
+             e.pipeline_interleaving, e.microbatch_size, llm::to_string(e.recompute), llm::to_string(e.tp_comm),
+             e.optimizer_sharding, llm::to_string(e.tp_overlap), e.data_par_overlap, e.seq_par_ag_redo,
+             e.weight_offload, e.activations_offload, e.optimizer_offload, e.tensor_par_net, e.pipeline_par_net,
+             e.data_par_net, c.stats.memory.tier1 / 1073741824.0) +
+         (e.expert_par > 1 ? fmt::format(" ep{}", e.expert_par) : std::string());
 }
 
 void run_search(const SearchOptions& o) {
   llm::ProcessGroup group;
   const auto app = llm::read_application(o.model);
-  const auto sys = llm::read_system(o.system);
+  const auto sys = llm::resolve_system(o.system);
   if (o.gpus <= 0)
     throw Error("--gpus", "", "must be > 0");
   if (o.max_batch <= 0)
@@ -179,13 +204,156 @@ void run_search(const SearchOptions& o) {
 }
 
 void run_validate(const ValidateOptions& o) {
-  const llm::System sys = o.system.empty() ? llm::a100_80gb_system() : llm::read_system(o.system);
+  const llm::System sys = o.system.empty() ? llm::a100_80gb_system() : llm::resolve_system(o.system);
   const llm::ValidationReport r = llm::run_validation(sys);
   if (o.json) {
     fmt::print("{}\n", llm::validation_to_json(r).dump(2));
   } else {
     fmt::print("{}", llm::validation_table(r));
   }
+}
+
+// The datatype to serve in: the one asked for, else bfloat16 or float16 when the system has it, else its first.
+int serving_datatype(const llm::System& sys, const std::string& asked, const std::string& system) {
+  if (!asked.empty()) {
+    const int i = sys.datatype_index(asked);
+    if (i < 0)
+      throw Error(system, "matrix", fmt::format("has no datatype '{}'", asked));
+    return i;
+  }
+  for (const char* name : {"bfloat16", "float16"}) {
+    if (sys.datatype_index(name) >= 0)
+      return sys.datatype_index(name);
+  }
+  return 0;
+}
+
+void run_infer(const InferOptions& o) {
+  const auto app = llm::read_application(o.model);
+  const auto sys = llm::resolve_system(o.system);
+  llm::ServingConfig c = o.config;
+  c.datatype = serving_datatype(sys, o.datatype, o.system);
+  c.tp = o.tp > 0 ? o.tp : std::min(c.gpus, sys.networks[0].size);
+  c.pp_net = static_cast<int8_t>(sys.networks.size() > 1 ? 1 : 0);
+  c.ep_net = static_cast<int8_t>(c.gpus <= sys.networks[0].size ? 0 : c.pp_net);
+  if (o.max_tpot_ms < 0)
+    throw Error("--max-tpot-ms", std::to_string(o.max_tpot_ms), "must be > 0");
+  int64_t tried = 0;
+  int64_t feasible = 0;
+  if (o.max_tpot_ms > 0) {
+    const llm::ServingChoice choice = llm::search_serving(app, sys, c, o.max_tpot_ms * 1e-3);
+    tried = choice.evaluated;
+    feasible = choice.feasible;
+    if (!choice.found) {
+      throw Error("--max-tpot-ms", fmt::format("{}", o.max_tpot_ms),
+                  fmt::format("no configuration of {} GPUs meets it ({} tried)", c.gpus, choice.evaluated));
+    }
+    c = choice.config;
+  }
+  const llm::InferenceResult r = llm::evaluate_inference(app, sys, c);
+  constexpr double kGiB = 1073741824.0;
+  if (o.json) {
+    nlohmann::json j;
+    j["ttft_ms"] = r.ttft_s * 1e3;
+    j["tpot_ms"] = r.tpot_s * 1e3;
+    j["e2e_ms"] = r.e2e_s * 1e3;
+    j["tokens_per_s"] = r.tokens_per_s;
+    j["tokens_per_s_per_gpu"] = r.tokens_per_s / static_cast<double>(c.gpus);
+    j["decode_bound"] = r.decode_memory_bound ? "memory" : "compute";
+    j["weights_gib"] = r.weight_bytes / kGiB;
+    j["kv_cache_gib"] = r.kv_cache_bytes / kGiB;
+    j["memory_gib"] = r.memory_bytes / kGiB;
+    j["capacity_gib"] = r.capacity_bytes / kGiB;
+    j["config"] = {{"gpus", c.gpus},
+                   {"tp", c.tp},
+                   {"pp", c.pp},
+                   {"ep", c.ep},
+                   {"dp", c.gpus / (c.tp * c.pp)},
+                   {"prompt", c.prompt},
+                   {"output", c.output},
+                   {"batch", c.batch},
+                   {"datatype", sys.datatypes.at(static_cast<size_t>(c.datatype))}};
+    if (tried > 0)
+      j["search"] = {{"max_tpot_ms", o.max_tpot_ms}, {"tried", tried}, {"feasible", feasible}};
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  if (tried > 0) {
+    fmt::print("{} configurations tried, {} fit and meet {} ms per output token; the best:\n", tried, feasible,
+               o.max_tpot_ms);
+  }
+  fmt::print("serving: {} GPUs as tp{} pp{} dp{} ep{}, batch {}, prompt {}, output {}, {}\n", c.gpus, c.tp, c.pp,
+             c.gpus / (c.tp * c.pp), c.ep, c.batch, c.prompt, c.output,
+             sys.datatypes.at(static_cast<size_t>(c.datatype)));
+  fmt::print("time to first token:   {:10.2f} ms\n", r.ttft_s * 1e3);
+  fmt::print("time per output token: {:10.2f} ms ({}-bound decode)\n", r.tpot_s * 1e3,
+             r.decode_memory_bound ? "memory" : "compute");
+  fmt::print("end to end:            {:10.2f} ms\n", r.e2e_s * 1e3);
+  fmt::print("throughput:            {:10.1f} output tokens/s ({:.1f} per GPU)\n", r.tokens_per_s,
+             r.tokens_per_s / static_cast<double>(c.gpus));
+  fmt::print("memory per GPU:        {:10.2f} GiB of {:.2f} (weights {:.2f}, KV cache {:.2f})\n", r.memory_bytes / kGiB,
+             r.capacity_bytes / kGiB, r.weight_bytes / kGiB, r.kv_cache_bytes / kGiB);
+}
+
+void run_calibrate(const CalibrateOptions& o) {
+  const auto sys = llm::resolve_system(o.system);
+  const auto runs = llm::read_measured_runs(o.measured, sys);
+  const llm::CalibrationResult r = llm::calibrate(sys, runs);
+  if (!o.out.empty()) {
+    std::ofstream out(o.out);
+    if (!out)
+      throw Error(o.out, "", "cannot open for writing");
+    out << llm::system_to_json(r.calibrated).dump(2) << "\n";
+  }
+  const auto& p = r.params;
+  if (o.json) {
+    nlohmann::json j;
+    j["multipliers"] = {{"matrix", p.matrix}, {"vector", p.vector}, {"memory", p.memory}, {"network", p.network}};
+    j["mean_abs_error_before"] = r.mean_abs_before;
+    j["mean_abs_error_after"] = r.mean_abs_after;
+    j["mean_abs_error_leave_one_out"] = r.mean_abs_left_out;
+    j["runs"] = nlohmann::json::array();
+    for (const auto& f : r.runs) {
+      j["runs"].push_back({{"source", f.source},
+                           {"name", f.name},
+                           {"measured_s", f.measured_s},
+                           {"before_s", f.before_s},
+                           {"after_s", f.after_s},
+                           {"leave_one_out_s", f.left_out_s}});
+    }
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  std::string nets;
+  for (double n : p.network)
+    nets += fmt::format(" {:.3f}", n);
+  fmt::print("efficiency multipliers: matrix {:.3f}, vector {:.3f}, memory {:.3f}, network{}\n", p.matrix, p.vector,
+             p.memory, nets);
+  fmt::print("{:<20} {:<14} {:>10} {:>10} {:>8} {:>10} {:>8} {:>10} {:>8}\n", "source", "run", "measured s", "before s",
+             "error", "fitted s", "error", "left-out s", "error");
+  auto err = [](double predicted, double measured) { return 100.0 * (1 - predicted / measured); };
+  for (const auto& f : r.runs) {
+    fmt::print("{:<20} {:<14} {:>10.3f} {:>10.3f} {:>7.2f}% {:>10.3f} {:>7.2f}% {:>10.3f} {:>7.2f}%\n", f.source,
+               f.name, f.measured_s, f.before_s, err(f.before_s, f.measured_s), f.after_s, err(f.after_s, f.measured_s),
+               f.left_out_s, err(f.left_out_s, f.measured_s));
+  }
+  fmt::print("mean |error|: before {:.2f} %, fitted {:.2f} %, leave-one-out {:.2f} %\n", 100 * r.mean_abs_before,
+             100 * r.mean_abs_after, 100 * r.mean_abs_left_out);
+  if (!o.out.empty())
+    fmt::print("wrote {}\n", o.out);
+}
+
+// `chorus llm systems`: the preset names, or one preset as a Calculon system file.
+void run_systems(const std::string& show) {
+  if (show.empty()) {
+    for (const auto& name : llm::system_preset_names())
+      fmt::print("{}\n", name);
+    return;
+  }
+  const auto j = llm::system_preset_json(show);
+  if (!j)
+    throw Error("--show", show, "is not a system preset (chorus llm systems lists them)");
+  fmt::print("{}\n", j->dump(2));
 }
 
 }  // namespace
@@ -197,7 +365,8 @@ void register_llm_command(CLI::App& app) {
   auto run_opts = std::make_shared<RunOptions>();
   auto* run = llm->add_subcommand("run", "time and memory of one execution (Calculon's model/system/exec JSON)");
   run->add_option("--model", run_opts->model, "application JSON (Calculon format)")->required();
-  run->add_option("--system", run_opts->system, "system JSON (Calculon format)")->required();
+  run->add_option("--system", run_opts->system, "system preset (chorus llm systems) or system JSON (Calculon format)")
+      ->required();
   run->add_option("--exec", run_opts->exec, "execution JSON (Calculon format)")->required();
   run->add_flag("--json", run_opts->json, "print the statistics as JSON (Calculon's key names)");
   run->add_flag("--calculon-recompute-bug", run_opts->calculon_bug,
@@ -207,7 +376,7 @@ void register_llm_command(CLI::App& app) {
   auto search_opts = std::make_shared<SearchOptions>();
   auto* search = llm->add_subcommand("search", "search execution strategies (Calculon's llm-optimal-execution space)");
   search->add_option("--model", search_opts->model, "application JSON")->required();
-  search->add_option("--system", search_opts->system, "system JSON")->required();
+  search->add_option("--system", search_opts->system, "system preset or system JSON")->required();
   search->add_option("--gpus", search_opts->gpus, "number of processors")->required();
   search->add_option("--max-batch", search_opts->max_batch, "maximum global batch (the largest multiple of DP is used)")
       ->required();
@@ -224,6 +393,38 @@ void register_llm_command(CLI::App& app) {
   validate->add_option("--system", validate_opts->system, "system JSON (default: the built-in A100-80GB preset)");
   validate->add_flag("--json", validate_opts->json, "print the comparison as JSON");
   validate->callback([validate_opts] { run_validate(*validate_opts); });
+
+  auto infer_opts = std::make_shared<InferOptions>();
+  auto* infer = llm->add_subcommand("infer", "serving: prefill and decode time, KV cache, throughput");
+  infer->add_option("--model", infer_opts->model, "model JSON")->required();
+  infer->add_option("--system", infer_opts->system, "system preset or system JSON")->required();
+  infer->add_option("--gpus", infer_opts->config.gpus, "GPUs serving the batch")->required();
+  infer->add_option("--prompt", infer_opts->config.prompt, "prompt tokens per sequence")->required();
+  infer->add_option("--output", infer_opts->config.output, "output tokens per sequence")->required();
+  infer->add_option("--batch", infer_opts->config.batch, "sequences served together (all replicas)")->required();
+  infer->add_option("--tp", infer_opts->tp, "tensor parallelism (default: the GPUs of one NVLink domain)");
+  infer->add_option("--pp", infer_opts->config.pp, "pipeline parallelism")->capture_default_str();
+  infer->add_option("--ep", infer_opts->config.ep, "expert parallelism over the data-parallel replicas")
+      ->capture_default_str();
+  infer->add_option("--datatype", infer_opts->datatype, "datatype (default bfloat16, else float16)");
+  infer->add_option("--max-tpot-ms", infer_opts->max_tpot_ms,
+                    "search TP, PP, EP and batch sizes up to --batch for the best throughput at this time per token");
+  infer->add_flag("--json", infer_opts->json, "print ttft_ms, tpot_ms, tokens_per_s and the memory as JSON");
+  infer->callback([infer_opts] { run_infer(*infer_opts); });
+
+  auto calibrate_opts = std::make_shared<CalibrateOptions>();
+  auto* calibrate =
+      llm->add_subcommand("calibrate", "fit a system's efficiencies to measured runs (CSV), with leave-one-out error");
+  calibrate->add_option("--measured", calibrate_opts->measured, "CSV: source,name,model,exec,metric,value")->required();
+  calibrate->add_option("--system", calibrate_opts->system, "system preset or JSON to start from")->required();
+  calibrate->add_option("--out", calibrate_opts->out, "write the calibrated system JSON here");
+  calibrate->add_flag("--json", calibrate_opts->json, "print the fit as JSON");
+  calibrate->callback([calibrate_opts] { run_calibrate(*calibrate_opts); });
+
+  auto systems_show = std::make_shared<std::string>();
+  auto* systems = llm->add_subcommand("systems", "list the GPU system presets (--system NAME), or print one as JSON");
+  systems->add_option("--show", *systems_show, "print this preset as a Calculon system JSON file");
+  systems->callback([systems_show] { run_systems(*systems_show); });
 }
 
 }  // namespace chorus::cli

@@ -21,6 +21,10 @@ struct Layer {
   double weights = 0;
   double stored_bytes = 0;
   bool attention_core = false;  // re-run by attention-only recompute (QK^T, softmax, dropout, AV)
+  // Identical instances on this processor (the local experts of a grouped GEMM) times the share of the blocks
+  // that have this layer (a MoE model's dense blocks); every cost, weight and stored byte scales with it.
+  double count = 1;
+  bool expert = false;  // a routed expert's weights: their gradients are reduced over DP x CP / EP ranks
 };
 
 // Linear(m, k -> n): 2mkn FLOPs for each of forward, activation gradient and weight gradient.
@@ -46,18 +50,92 @@ Layer layer_norm(double elements, double hidden, double bytes) {
           elements,      2 * hidden,   elements * bytes, false};
 }
 
-constexpr size_t kLayers = 15;
+constexpr size_t kMaxLayers = 24;
 // Indices of the linears next to a TP communication point, whose compute a tiled collective can hide behind.
 constexpr size_t kQkv = 1;
 constexpr size_t kOutProj = 6;
 constexpr size_t kMlpUp = 10;
 constexpr size_t kMlpDown = 12;
 
-std::array<Layer, kLayers> build_layers(const Application& app, const Execution& exe, double bytes) {
+struct Layers {
+  std::array<Layer, kMaxLayers> l{};
+  size_t n = 0;
+  void add(const Layer& layer) { l[n++] = layer; }
+};
+
+// The MLP part of a mixture-of-experts block, appended after the block's first 10 layers at kMlpUp: the local
+// experts' grouped GEMMs at kMlpUp..kMlpDown (so TP overlap still sees two linears), then the router, the
+// token permutation and the shared experts. `share` is the fraction of this processor's blocks that are MoE.
+void add_moe_mlp(Layers& out, const Application& app, const Execution& exe, double m, double bytes, double share) {
   const double p = static_cast<double>(exe.tensor_par);
+  const double h = static_cast<double>(app.hidden);
+  const double local_experts = static_cast<double>(app.experts / exe.expert_par);
+  // Tokens this EP rank's experts receive: the mean (m tokens x top_k over the EP group, spread evenly) times
+  // the capacity factor (padded) or the load imbalance (dropless, the busiest rank sets the pace).
+  const double factor = app.capacity_factor > 0 ? app.capacity_factor : app.load_imbalance;
+  const double routed = m * static_cast<double>(app.top_k) * factor;
+  const double per_expert = routed / local_experts;
+  const double ff = static_cast<double>(app.expert_feedforward) / p;
+  const double up = app.mlp == MlpKind::kSwiglu ? 2 * ff : ff;
+  Layer e_up = linear(per_expert, h, up, per_expert * h * bytes);
+  Layer e_act = {Unit::kVector,
+                 8 * per_expert * ff,
+                 13 * per_expert * ff,
+                 0,
+                 per_expert * up,
+                 per_expert * ff,
+                 0,
+                 per_expert * up * bytes,
+                 false,
+                 1};
+  Layer e_down = linear(per_expert, ff, h, exe.fused_activation ? 0.0 : per_expert * ff * bytes);
+  for (Layer* l : {&e_up, &e_act, &e_down}) {
+    l->count = local_experts * share;
+    l->expert = true;
+    out.add(*l);
+  }
+  // Router: logits over the experts, then softmax and top-k selection on the vector unit.
+  Layer router = linear(m, h, static_cast<double>(app.experts), m * h * bytes);
+  router.count = share;
+  out.add(router);
+  Layer gate = vector_op(5, 8, m * static_cast<double>(app.experts), m * static_cast<double>(app.experts) * bytes);
+  gate.count = share;
+  out.add(gate);
+  // Permute before dispatch and un-permute (weighted sum of top_k outputs) after combine: memory-bound copies.
+  Layer permute = vector_op(2, 2, m * static_cast<double>(app.top_k) * h, 0);
+  permute.count = share;
+  out.add(permute);
+  if (app.shared_experts > 0) {
+    const double sff = static_cast<double>(app.shared_experts * app.expert_feedforward) / p;
+    const double sup = app.mlp == MlpKind::kSwiglu ? 2 * sff : sff;
+    Layer s_up = linear(m, h, sup, 0);  // its input is the stored MLP input already
+    Layer s_act = {Unit::kVector, 8 * m * sff, 13 * m * sff, 0, m * sup, m * sff, 0, m * sup * bytes, false, 1};
+    Layer s_down = linear(m, sff, h, exe.fused_activation ? 0.0 : m * sff * bytes);
+    for (Layer* l : {&s_up, &s_act, &s_down}) {
+      l->count = share;
+      out.add(*l);
+    }
+  }
+}
+
+// Fraction of a processor's blocks that are MoE: with one pipeline stage it holds them all (dense_blocks
+// included); with several, the slowest stage is one made only of MoE blocks, which sets the pipeline's pace.
+double moe_share(const Application& app, const Execution& exe) {
+  if (!app.moe())
+    return 0;
+  if (exe.pipeline_par > 1)
+    return 1;
+  return static_cast<double>(app.num_blocks - app.dense_blocks) / static_cast<double>(app.num_blocks);
+}
+
+Layers build_layers(const Application& app, const Execution& exe, double bytes) {
+  const double p = static_cast<double>(exe.tensor_par);
+  // Context parallelism splits the sequence: every token-wise layer sees s / CP tokens; attention computes the
+  // local queries against the whole sequence's keys (ring attention).
   const double s = static_cast<double>(app.seq_size);
+  const double s_local = s / static_cast<double>(exe.context_par);
   const double mbs = static_cast<double>(exe.microbatch_size);
-  const double m = mbs * s;
+  const double m = mbs * s_local;
   const double h = static_cast<double>(app.hidden);
   const double d = static_cast<double>(app.attn_size);
   const bool seq_par = exe.tp_comm == TpCommType::kRsAg;
@@ -66,40 +144,63 @@ std::array<Layer, kLayers> build_layers(const Application& app, const Execution&
   // The all-gathered input of QKV and MLP-up is kept whole unless SP re-gathers it in backward.
   const double gathered_kept = seq_par && exe.seq_par_ag_redo ? full / p : full;
   const double heads = static_cast<double>(app.attn_heads) / p;
-  const double kv_total = exe.multiquery ? 1.0 : static_cast<double>(app.kv_heads);
+  // MLA expands its latent into per-head keys and values, so attention itself runs as multi-head.
+  const double kv_total = exe.multiquery ? 1.0 : static_cast<double>(app.mla() ? app.attn_heads : app.kv_heads);
   const double kv = std::max(kv_total / p, 1.0);  // fewer K/V heads than ranks: replicated
-  const double scores = mbs * heads * s * s;
+  const double scores = mbs * heads * s_local * s;
   const double q = m * heads * d;
   const double kv_elems = m * kv * d;
   const double ff = static_cast<double>(app.feedforward) / p;
   const double up_out = app.mlp == MlpKind::kSwiglu ? 2 * m * ff : m * ff;
   const double act = m * ff;
+  const double share = moe_share(app, exe);
+  const double dense = 1 - share;
 
-  std::array<Layer, kLayers> l;
+  Layers out;
+  std::array<Layer, kMaxLayers>& l = out.l;
   l[0] = layer_norm(outside_tp, h, bytes);
-  l[kQkv] = linear(m, h, (heads + 2 * kv) * d, gathered_kept * bytes);
-  l[2] = batch_matmul(mbs * heads, s, d, s, q + kv_elems, scores, (q + kv_elems) * bytes);
+  // MLA: one linear with the FLOPs and weights of its down- and up-projections; its query/key heads are wider.
+  l[kQkv] = app.mla() ? linear(m, h, app.qkv_weights_per_rank(exe.tensor_par) / h, gathered_kept * bytes)
+                      : linear(m, h, (heads + 2 * kv) * d, gathered_kept * bytes);
+  const double dqk = d + static_cast<double>(app.rope_head_dim);
+  l[2] = batch_matmul(mbs * heads, s_local, dqk, s, q + kv_elems, scores, (q + kv_elems) * bytes);
   l[3] = vector_op(5, 8, scores, scores * bytes);
   l[3].attention_core = true;
   l[4] = vector_op(1, 1, scores, scores * 1.0);  // dropout keeps a one-byte mask
   l[4].attention_core = true;
-  l[5] = batch_matmul(mbs * heads, s, s, d, scores + kv_elems, q, (scores + kv_elems) * bytes);
+  l[5] = batch_matmul(mbs * heads, s_local, s, d, scores + kv_elems, q, (scores + kv_elems) * bytes);
   l[kOutProj] = linear(m, heads * d, h, q * bytes);
   l[7] = vector_op(1, 1, outside_tp, outside_tp * 1.0);
   l[8] = vector_op(1, 2, outside_tp, 0);  // residual add; its gradient also sums the fork
   l[9] = layer_norm(outside_tp, h, bytes);
-  l[kMlpUp] = linear(m, h, up_out / m, gathered_kept * bytes);
-  // GeLU: 8 FLOPs forward, 13 backward per element (Calculon); SwiGLU is priced the same on its gated output.
-  l[11] = {Unit::kVector, 8 * act, 13 * act, 0, up_out, act, 0, up_out * bytes, false};
-  // A fused activation recomputes its output inside the down-projection's backward instead of storing it.
-  l[kMlpDown] = linear(m, ff, h, exe.fused_activation ? 0.0 : act * bytes);
-  l[13] = vector_op(1, 1, outside_tp, outside_tp * 1.0);
-  l[14] = vector_op(1, 2, outside_tp, 0);
-  return l;
+  out.n = 10;
+  if (dense > 0) {
+    Layer up = linear(m, h, up_out / m, gathered_kept * bytes);
+    // GeLU: 8 FLOPs forward, 13 backward per element (Calculon); SwiGLU is priced the same on its gated output.
+    Layer gelu = {Unit::kVector, 8 * act, 13 * act, 0, up_out, act, 0, up_out * bytes, false, 1};
+    // A fused activation recomputes its output inside the down-projection's backward instead of storing it.
+    Layer down = linear(m, ff, h, exe.fused_activation ? 0.0 : act * bytes);
+    for (Layer* x : {&up, &gelu, &down}) {
+      x->count = dense;
+      out.add(*x);
+    }
+  }
+  if (share > 0) {
+    if (dense > 0) {
+      // Keep the expert GEMMs at kMlpUp..kMlpDown for TP overlap; the dense MLP moves after them.
+      add_moe_mlp(out, app, exe, m, bytes, share);
+      std::rotate(l.begin() + kMlpUp, l.begin() + kMlpUp + 3, l.begin() + kMlpUp + 6);
+    } else {
+      add_moe_mlp(out, app, exe, m, bytes, share);
+    }
+  }
+  out.add(vector_op(1, 1, outside_tp, outside_tp * 1.0));
+  out.add(vector_op(1, 2, outside_tp, 0));
+  return out;
 }
 
 // Attention-only recompute keeps Q, K, V (inputs of the recomputed part) and drops the s^2 terms.
-double stored_under_attention_recompute(const std::array<Layer, kLayers>& l, size_t i, double kv_bytes) {
+double stored_under_attention_recompute(const std::array<Layer, kMaxLayers>& l, size_t i, double kv_bytes) {
   if (i == 3 || i == 4)
     return 0;
   if (i == 5)
@@ -213,17 +314,71 @@ OpCost head_cost(const Application& app, const Execution& exe, const Hardware& h
   return c;
 }
 
-BlockCost block_cost(const Application& app, const Execution& exe, const Hardware& hw, const NetworkTier& tp_net) {
+namespace {
+
+OpCost times(OpCost c, double k) {
+  c.flops *= k;
+  c.flop_time *= k;
+  c.mem_bytes *= k;
+  c.mem_time *= k;
+  c.time *= k;
+  return c;
+}
+
+// FP8 GEMMs (Transformer Engine style): each linear's inputs are scaled and cast before the GEMM, one
+// vector pass computing the absolute maximum and one scaling the values (about 3 FLOPs per element), reading the
+// high-precision copy (2 bytes) and writing the 1-byte one; the backward pass casts the output gradient.
+void add_fp8_casts(const Layer& l, OpCost& fw, OpCost& agrad, const Hardware& hw) {
+  if (!hw.fp8() || l.unit != Unit::kMatrix || l.weights <= 0)
+    return;
+  const double in = l.in + l.weights;
+  fw += hw.process(3 * in, Unit::kVector, 3 * in);
+  agrad += hw.process(3 * l.out, Unit::kVector, 3 * l.out);
+}
+
+// Ring attention over the context-parallel group (Liu et al. 2023): CP - 1 steps, each passing this rank's K and
+// V blocks to the next rank while attention runs on the blocks it holds; the backward pass also passes their
+// gradients (twice the bytes). What the attention of one step cannot hide is exposed.
+SideComm ring_attention(const Execution& exe, double kv_bytes, double attn_fw, double attn_bw, const NetworkTier& net) {
+  SideComm c;
+  if (exe.context_par <= 1)
+    return c;
+  const double steps = static_cast<double>(exe.context_par - 1);
+  const double cp = static_cast<double>(exe.context_par);
+  const double fw_step = net.op_time(Collective::kP2p, kv_bytes, 2);
+  const double bw_step = net.op_time(Collective::kP2p, 2 * kv_bytes, 2);
+  c.fw_link = steps * fw_step;
+  c.bw_link = steps * bw_step;
+  c.fw_exposed = steps * std::max(0.0, fw_step - attn_fw / cp);
+  c.bw_exposed = steps * std::max(0.0, bw_step - attn_bw / cp);
+  return c;
+}
+
+}  // namespace
+
+double all_to_all_time(const NetworkTier& net, double bytes, int64_t n) {
+  if (n <= 1)
+    return 0;
+  const double nn = static_cast<double>(n);
+  return net.latency_s + bytes * (nn - 1) / nn / (net.bytes_per_second * net.efficiency);
+}
+
+BlockCost block_cost(const Application& app, const Execution& exe, const Hardware& hw, const BlockNets& nets) {
+  const NetworkTier& tp_net = *nets.tp;
   const double b = hw.bytes_per_element();
-  const auto layers = build_layers(app, exe, b);
+  const Layers built = build_layers(app, exe, b);
+  const auto& layers = built.l;
   BlockCost out;
-  out.activation_elements = static_cast<double>(exe.microbatch_size * app.seq_size * app.hidden);
+  const double tokens = static_cast<double>(exe.microbatch_size * app.seq_size / exe.context_par);
+  out.activation_elements = tokens * static_cast<double>(app.hidden);
   const double kv_bytes = layers[5].in > 0 ? (layers[5].in - layers[4].out) * b : 0;
 
   OpCost running_fw;
   std::array<LinearTimes, 4> linears{};
   double widest = 0;
-  for (size_t i = 0; i < kLayers; ++i) {
+  double attn_fw = 0;
+  double attn_bw = 0;
+  for (size_t i = 0; i < built.n; ++i) {
     const Layer& l = layers[i];
     OpCost fw = hw.process(l.fw_flops, l.unit, (l.in + l.out + l.weights) * b);
     OpCost agrad = hw.process(l.agrad_flops, l.unit, (l.weights + l.in + l.out) * b);
@@ -232,20 +387,34 @@ BlockCost block_cost(const Application& app, const Execution& exe, const Hardwar
     OpCost wgrad = l.wgrad_flops > 0
                        ? hw.process(l.wgrad_flops, l.unit, (l.in + l.out) * b + l.weights * 2 * kGradientBytes)
                        : OpCost{};
+    add_fp8_casts(l, fw, agrad, hw);
+    if (l.count != 1) {
+      fw = times(fw, l.count);
+      agrad = times(agrad, l.count);
+      wgrad = times(wgrad, l.count);
+    }
     out.fw += fw;
     out.agrad += agrad;
     out.wgrad += wgrad;
     running_fw += fw;
-    out.weights += l.weights;
-    out.act_no_recompute_bytes += l.stored_bytes;
-    widest = std::max(widest, l.in + l.out);
+    out.weights += l.weights * l.count;
+    if (l.expert)
+      out.expert_weights += l.weights * l.count;
+    out.act_no_recompute_bytes += l.stored_bytes * l.count;
+    widest = std::max(widest, (l.in + l.out) * std::max(1.0, l.count));
+    if (l.attention_core || i == 2) {
+      attn_fw += fw.time;
+      attn_bw += agrad.time;
+    }
     const bool rerun = exe.recompute == Recompute::kFull || (exe.recompute == Recompute::kAttnOnly && l.attention_core);
     if (rerun) {
       out.re += fw;
       out.re_calculon += running_fw;  // Calculon's bug: the running block total instead of this layer
     }
     out.act_stored_bytes +=
-        exe.recompute == Recompute::kAttnOnly ? stored_under_attention_recompute(layers, i, kv_bytes) : l.stored_bytes;
+        (exe.recompute == Recompute::kAttnOnly ? stored_under_attention_recompute(layers, i, kv_bytes)
+                                               : l.stored_bytes) *
+        l.count;
     if (i == kQkv)
       linears[0] = {fw, agrad};
     if (i == kOutProj)
@@ -254,6 +423,15 @@ BlockCost block_cost(const Application& app, const Execution& exe, const Hardwar
       linears[2] = {fw, agrad};
     if (i == kMlpDown)
       linears[3] = {fw, agrad};
+  }
+  out.cp = ring_attention(exe, 2 * kv_bytes, attn_fw, attn_bw, *nets.cp);  // K and V
+  if (app.moe() && exe.expert_par > 1) {
+    // Token dispatch and combine: each rank sends its 1/TP share of the m x top_k routed tokens, an All-to-All
+    // over the EP group, twice forward and twice backward (Megatron-Core's alltoall dispatcher).
+    const double routed_bytes = tokens / static_cast<double>(exe.tensor_par) * static_cast<double>(app.top_k) *
+                                static_cast<double>(app.hidden) * b;
+    const double a2a = 2 * all_to_all_time(*nets.ep, routed_bytes, exe.expert_par) * moe_share(app, exe);
+    out.ep = {a2a, a2a, a2a, a2a};
   }
   const OpCost reduction = tp_reduction_cost(exe, hw, out.activation_elements);
   out.fw += reduction;

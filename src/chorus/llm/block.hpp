@@ -12,7 +12,10 @@
 // Calculon's recompute-accumulation bug (each recomputed layer adds the running block totals instead of
 // its own) is fixed; BlockCost::re_calculon keeps the buggy sum only so tests can show the difference.
 //
-//   BlockCost b = block_cost(app, exe, hw, sys.networks[exe.tensor_par_net]);
+// Mixture of experts (grouped expert GEMMs, router, shared experts, dispatch/combine All-to-All), context
+// parallelism (ring attention) and FP8 cast overheads are chorus extensions, documented in docs/llm.md.
+//
+//   BlockCost b = block_cost(app, exe, hw, {&tp_net, &cp_net, &ep_net});
 #pragma once
 
 #include "chorus/llm/hardware.hpp"
@@ -30,6 +33,15 @@ struct TpComm {
   double re_exposed = 0;
 };
 
+// Communication beside the TP collectives: ring attention (CP) or expert dispatch/combine (EP), per block and
+// microbatch.
+struct SideComm {
+  double fw_link = 0;
+  double bw_link = 0;
+  double fw_exposed = 0;
+  double bw_exposed = 0;
+};
+
 struct BlockCost {
   OpCost fw;  // forward pass, TP reduction compute included
   OpCost bw;  // activation + weight gradients
@@ -38,6 +50,7 @@ struct BlockCost {
   OpCost re;                          // forward layers re-run by recompute (each counted once)
   OpCost re_calculon;                 // the same accumulated the way Calculon does it (bug kept for comparison)
   double weights = 0;                 // elements held by this processor
+  double expert_weights = 0;          // the part of `weights` in routed experts (reduced over DP x CP / EP)
   double act_stored_bytes = 0;        // kept from forward to backward under the recompute policy
   double act_no_recompute_bytes = 0;  // what the block would keep with no recompute (its backward working set)
   double act_checkpoint_bytes = 0;    // the block input, kept by full recompute
@@ -47,11 +60,28 @@ struct BlockCost {
   TpComm tp_edge;                     // the chunk's last block (differs for p2p_rs_ag)
   double pp_message_bytes = 0;        // activation each processor sends to the next pipeline stage
   double pp_regather_time = 0;        // all-gather that rebuilds a scattered activation after a p2p
+  SideComm cp;                        // ring attention K/V passing, overlapped with attention
+  SideComm ep;                        // MoE token dispatch + combine All-to-All, exposed
 };
+
+// The network tiers a block's communication runs on.
+struct BlockNets {
+  const NetworkTier* tp = nullptr;
+  const NetworkTier* cp = nullptr;
+  const NetworkTier* ep = nullptr;
+};
+
+// All-to-All over n ranks, each holding `bytes` (it keeps 1/n and sends the rest).
+double all_to_all_time(const NetworkTier& net, double bytes, int64_t n);
 
 // The LM head (logits over the vocabulary, vocab-parallel over TP) that the last stage runs per microbatch.
 OpCost head_cost(const Application& app, const Execution& exe, const Hardware& hw);
 
-BlockCost block_cost(const Application& app, const Execution& exe, const Hardware& hw, const NetworkTier& tp_net);
+BlockCost block_cost(const Application& app, const Execution& exe, const Hardware& hw, const BlockNets& nets);
+// Every communication on one tier (a dense model without CP or EP needs only the TP tier).
+inline BlockCost block_cost(const Application& app, const Execution& exe, const Hardware& hw,
+                            const NetworkTier& tp_net) {
+  return block_cost(app, exe, hw, BlockNets{&tp_net, &tp_net, &tp_net});
+}
 
 }  // namespace chorus::llm

@@ -46,7 +46,7 @@ std::array<int64_t, kPacked> pack(const Candidate& c) {
           e.activations_offload,
           e.optimizer_offload,
           e.training,
-          0};
+          e.expert_par};  // the search sets EP for MoE models
 }
 
 Candidate unpack(const int64_t* p, const IterationModel& model) {
@@ -76,6 +76,9 @@ Candidate unpack(const int64_t* p, const IterationModel& model) {
   e.activations_offload = p[21] != 0;
   e.optimizer_offload = p[22] != 0;
   e.training = p[23] != 0;
+  e.expert_par = p[24];
+  const auto& nets = model.system().networks;  // as the search placed it (search.cpp)
+  e.expert_par_net = static_cast<int8_t>(e.tensor_par * e.expert_par <= nets[0].size ? 0 : nets.size() - 1);
   // The model is deterministic, so re-evaluating gives the sending rank's statistics exactly.
   c.stats = model.evaluate(e);
   c.sample_rate = c.stats.sample_rate;

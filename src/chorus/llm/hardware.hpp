@@ -60,6 +60,7 @@ class Hardware {
     return c;
   }
   double bytes_per_element() const { return bytes_; }
+  bool fp8() const { return bytes_ == 1; }  // float8: GEMM inputs pay a scale-and-cast pass
   double matrix_peak() const { return matrix_.flops_per_second; }
   const MemoryTier& mem1() const { return mem1_; }
   const MemoryTier& mem2() const { return mem2_; }

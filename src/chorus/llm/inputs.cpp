@@ -12,20 +12,58 @@
 
 namespace chorus::llm {
 
-double Application::block_weight_count() const {
+double Application::qkv_weights_per_rank(int64_t tp) const {
+  const double h = static_cast<double>(hidden);
+  const double heads = static_cast<double>(attn_heads) / static_cast<double>(tp);
+  const double d = static_cast<double>(attn_size);
+  const double r = static_cast<double>(rope_head_dim);
+  const double kv_lora = static_cast<double>(kv_lora_rank);
+  const double q_lora = static_cast<double>(q_lora_rank);
+  const double q = q_lora > 0 ? h * q_lora + q_lora * heads * (d + r) : h * heads * (d + r);
+  return q + h * (kv_lora + r) + kv_lora * heads * 2 * d;
+}
+
+double Application::attention_weight_count() const {
   double h = static_cast<double>(hidden);
+  const double out_proj = static_cast<double>(attn_heads * attn_size) * h + h;
+  if (mla())
+    return qkv_weights_per_rank(1) + out_proj;
   double qkv_out = static_cast<double>((attn_heads + 2 * kv_heads) * attn_size);
-  double attn = h * qkv_out + qkv_out + static_cast<double>(attn_heads * attn_size) * h + h;
-  double f = static_cast<double>(feedforward);
+  return h * qkv_out + qkv_out + out_proj;
+}
+
+double Application::mlp_weight_count(int64_t ff) const {
+  double h = static_cast<double>(hidden);
+  double f = static_cast<double>(ff);
   double mlp_in = mlp == MlpKind::kSwiglu ? 2 * f : f;
-  double mlp_weights = h * mlp_in + mlp_in + f * h + h;
-  double layer_norms = 4 * h;
-  return attn + mlp_weights + layer_norms;
+  return h * mlp_in + mlp_in + f * h + h;
+}
+
+double Application::block_weight_count() const {
+  const double layer_norms = 4 * static_cast<double>(hidden);
+  return attention_weight_count() + mlp_weight_count(feedforward) + layer_norms;
+}
+
+double Application::moe_block_weight_count() const {
+  const double h = static_cast<double>(hidden);
+  const double router = h * static_cast<double>(experts);
+  return attention_weight_count() + 4 * h + router +
+         static_cast<double>(experts + shared_experts) * mlp_weight_count(expert_feedforward);
 }
 
 double Application::parameter_count() const {
-  return static_cast<double>(num_blocks) * block_weight_count() +
-         static_cast<double>(vocab + seq_size) * static_cast<double>(hidden);
+  const double embeddings = static_cast<double>(vocab + seq_size) * static_cast<double>(hidden);
+  if (!moe())
+    return static_cast<double>(num_blocks) * block_weight_count() + embeddings;
+  return static_cast<double>(dense_blocks) * block_weight_count() +
+         static_cast<double>(num_blocks - dense_blocks) * moe_block_weight_count() + embeddings;
+}
+
+double Application::active_parameter_count() const {
+  if (!moe())
+    return parameter_count();
+  const double idle = static_cast<double>(experts - top_k) * mlp_weight_count(expert_feedforward);
+  return parameter_count() - static_cast<double>(num_blocks - dense_blocks) * idle;
 }
 
 EfficiencyCurve::EfficiencyCurve(std::vector<std::pair<double, double>> steps) {
@@ -148,20 +186,55 @@ int8_t network_index(FieldReader& r, std::string_view key, const System& sys) {
   return static_cast<int8_t>(net);
 }
 
+// chorus's optional execution keys; absent, they leave a Calculon execution as it was.
+void parse_extensions(FieldReader& r, Execution& e, const System& sys) {
+  if (r.has("context_par"))
+    e.context_par = r.positive_int("context_par");
+  if (r.has("expert_par"))
+    e.expert_par = r.positive_int("expert_par");
+  e.context_par_net = r.has("context_par_net") ? network_index(r, "context_par_net", sys) : e.data_par_net;
+  e.expert_par_net = r.has("expert_par_net") ? network_index(r, "expert_par_net", sys) : e.data_par_net;
+  if (r.has("fsdp")) {
+    e.fsdp = parse_choice(r, "fsdp",
+                          std::array{std::pair{"none", Fsdp::kNone}, std::pair{"zero1", Fsdp::kZero1},
+                                     std::pair{"zero2", Fsdp::kZero2}, std::pair{"zero3", Fsdp::kZero3}});
+  }
+  // ZeRO-1 is Calculon's optimizer_sharding; every ZeRO stage shards the optimizer state.
+  if (e.optimizer_sharding && e.fsdp == Fsdp::kNone)
+    e.fsdp = Fsdp::kZero1;
+  if (e.fsdp != Fsdp::kNone)
+    e.optimizer_sharding = true;
+}
+
 void check_execution(const Execution& e, const std::string& file, const Application& app, const System& sys) {
-  const int64_t procs = checked_mul(checked_mul(e.tensor_par, e.pipeline_par, file, "tensor_par x pipeline_par"),
-                                    e.data_par, file, "tensor_par x pipeline_par x data_par");
+  const int64_t procs =
+      checked_mul(checked_mul(checked_mul(e.tensor_par, e.pipeline_par, file, "tensor_par x pipeline_par"), e.data_par,
+                              file, "tensor_par x pipeline_par x data_par"),
+                  e.context_par, file, "tensor_par x pipeline_par x data_par x context_par");
   if (procs != e.num_procs)
     throw Error(file, "num_procs",
-                fmt::format("is {}; tensor_par x pipeline_par x data_par = {} x {} x {} = {}", e.num_procs,
-                            e.tensor_par, e.pipeline_par, e.data_par, procs));
+                fmt::format("is {}; tensor_par x pipeline_par x data_par x context_par = {} x {} x {} x {} = {}",
+                            e.num_procs, e.tensor_par, e.pipeline_par, e.data_par, e.context_par, procs));
+  require_divides(file, "context_par", e.context_par, app.seq_size, "seq_size");
+  if (e.expert_par > 1 && !app.moe())
+    throw Error(file, "expert_par", fmt::format("is {}; the model has no experts", e.expert_par));
+  if (app.moe()) {
+    require_divides(file, "expert_par", e.expert_par, app.experts, "experts");
+    require_divides(file, "expert_par", e.expert_par, e.data_par, "data_par (experts are split over DP ranks)");
+  }
   require_divides(file, "tensor_par", e.tensor_par, app.attn_heads, "attn_heads");
   require_divides(file, "tensor_par", e.tensor_par, app.hidden, "hidden");
   require_divides(file, "tensor_par", e.tensor_par, app.feedforward, "feedforward");
-  require_divides(file, "tensor_par", e.tensor_par, e.microbatch_size * app.seq_size, "microbatch_size x seq_size");
-  require_divides(file, "pipeline_par", e.pipeline_par, app.num_blocks, "num_blocks");
-  require_divides(file, "pipeline_interleaving", e.pipeline_interleaving, app.num_blocks / e.pipeline_par,
-                  "num_blocks / pipeline_par");
+  require_divides(file, "tensor_par", e.tensor_par, e.microbatch_size * app.seq_size / e.context_par,
+                  "microbatch_size x seq_size / context_par");
+  if (app.moe())
+    require_divides(file, "tensor_par", e.tensor_par, app.expert_feedforward, "expert_feedforward");
+  // An uneven split (DeepSeek-V3's 61 blocks on 16 stages) gives some stages one block more; they set the pace.
+  if (e.pipeline_par > app.num_blocks)
+    throw Error(file, "pipeline_par", fmt::format("{} exceeds num_blocks {}", e.pipeline_par, app.num_blocks));
+  const int64_t stage_blocks = (app.num_blocks + e.pipeline_par - 1) / e.pipeline_par;
+  require_divides(file, "pipeline_interleaving", e.pipeline_interleaving, stage_blocks,
+                  "the blocks of a pipeline stage");
   require_divides(file, "batch_size", e.data_par * e.microbatch_size, e.batch_size,
                   "batch_size (as data_par x microbatch_size)");
   if (!e.multiquery && app.kv_heads != app.attn_heads) {
@@ -176,6 +249,41 @@ void check_execution(const Execution& e, const std::string& file, const Applicat
     throw Error(file, "seq_par_ag_redo", "has no effect with full recompute; set it to false");
   if ((e.weight_offload || e.activations_offload || e.optimizer_offload) && sys.mem2.capacity_bytes <= 0)
     throw Error(file, "weight_offload", "offload needs a second memory tier (mem2.GiB > 0)");
+}
+
+// The mixture-of-experts keys (all optional; "experts" > 0 turns the others on).
+void parse_experts(FieldReader& r, Application& app) {
+  if (r.has("experts"))
+    app.experts = r.non_negative_int("experts");
+  const bool moe = app.experts > 0;
+  for (const char* key :
+       {"top_k", "shared_experts", "expert_feedforward", "capacity_factor", "load_imbalance", "dense_blocks"}) {
+    if (r.has(key) && !moe)
+      throw Error(r.file(), key, "needs \"experts\" > 0 (a mixture-of-experts model)");
+  }
+  if (!moe)
+    return;
+  app.top_k = r.has("top_k") ? r.positive_int("top_k") : 1;
+  if (app.top_k > app.experts)
+    throw Error(r.file(), "top_k", fmt::format("{} exceeds experts {}", app.top_k, app.experts));
+  if (r.has("shared_experts"))
+    app.shared_experts = r.non_negative_int("shared_experts");
+  app.expert_feedforward = r.has("expert_feedforward") ? r.positive_int("expert_feedforward") : app.feedforward;
+  if (r.has("capacity_factor")) {
+    app.capacity_factor = r.non_negative_number("capacity_factor");
+    if (app.capacity_factor > 0 && app.capacity_factor < 1)
+      throw Error(
+          r.file(), "capacity_factor",
+          fmt::format("{} drops tokens even when routing is balanced; use 0 (dropless) or >= 1", app.capacity_factor));
+  }
+  if (r.has("load_imbalance")) {
+    app.load_imbalance = r.positive_number("load_imbalance");
+    if (app.load_imbalance < 1)
+      throw Error(r.file(), "load_imbalance",
+                  fmt::format("{} is below 1; it is the busiest rank's tokens over the mean", app.load_imbalance));
+  }
+  if (r.has("dense_blocks"))
+    app.dense_blocks = r.non_negative_int("dense_blocks");
 }
 
 }  // namespace
@@ -196,11 +304,32 @@ Application parse_application(const nlohmann::json& json, const std::string& fil
     app.mlp =
         parse_choice(r, "mlp", std::array{std::pair{"gelu", MlpKind::kGelu}, std::pair{"swiglu", MlpKind::kSwiglu}});
   }
+  parse_experts(r, app);
+  if (r.has("kv_lora_rank")) {
+    app.kv_lora_rank = r.positive_int("kv_lora_rank");
+    if (r.has("q_lora_rank"))
+      app.q_lora_rank = r.non_negative_int("q_lora_rank");
+    if (r.has("rope_head_dim"))
+      app.rope_head_dim = r.non_negative_int("rope_head_dim");
+    if (r.has("kv_heads"))
+      throw Error(file, "kv_heads", "does not apply to multi-head latent attention (kv_lora_rank)");
+  } else {
+    for (const char* key : {"q_lora_rank", "rope_head_dim"}) {
+      if (r.has(key))
+        throw Error(file, key, "needs kv_lora_rank (multi-head latent attention)");
+    }
+  }
+  if (r.has("source"))
+    r.string("source");  // where the architecture values come from (documentation only)
   r.finish();
   if (app.hidden % app.attn_heads != 0)
     throw Error(file, "hidden", fmt::format("{} is not divisible by attn_heads {}", app.hidden, app.attn_heads));
   if (app.attn_heads % app.kv_heads != 0)
     throw Error(file, "kv_heads", fmt::format("{} does not divide attn_heads {}", app.kv_heads, app.attn_heads));
+  if (app.moe() && app.dense_blocks >= app.num_blocks)
+    throw Error(
+        file, "dense_blocks",
+        fmt::format("{} leaves no mixture-of-experts block of num_blocks {}", app.dense_blocks, app.num_blocks));
   return app;
 }
 
@@ -277,6 +406,7 @@ Execution parse_execution(const nlohmann::json& json, const std::string& file, c
   e.activations_offload = r.boolean("activations_offload");
   e.optimizer_offload = r.boolean("optimizer_offload");
   e.training = r.boolean("training");
+  parse_extensions(r, e, sys);
   r.finish();
   check_execution(e, file, app, sys);
   return e;
@@ -316,6 +446,20 @@ const char* to_string(TpCommType t) {
   return "?";
 }
 
+const char* to_string(Fsdp f) {
+  switch (f) {
+    case Fsdp::kNone:
+      return "none";
+    case Fsdp::kZero1:
+      return "zero1";
+    case Fsdp::kZero2:
+      return "zero2";
+    case Fsdp::kZero3:
+      return "zero3";
+  }
+  return "?";
+}
+
 const char* to_string(TpOverlap o) {
   switch (o) {
     case TpOverlap::kNone:
@@ -351,7 +495,55 @@ nlohmann::json execution_to_json(const Execution& e, const System& sys) {
           {"weight_offload", e.weight_offload},
           {"activations_offload", e.activations_offload},
           {"optimizer_offload", e.optimizer_offload},
-          {"training", e.training}};
+          {"training", e.training},
+          {"context_par", e.context_par},
+          {"expert_par", e.expert_par},
+          {"context_par_net", e.context_par_net},
+          {"expert_par_net", e.expert_par_net},
+          {"fsdp", to_string(e.fsdp)}};
+}
+
+}  // namespace chorus::llm
+
+namespace chorus::llm {
+
+nlohmann::json system_to_json(const System& sys) {
+  auto curve = [](const EfficiencyCurve& c) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const auto& [threshold, eff] : c.steps())
+      steps.push_back({threshold, eff});
+    return steps;
+  };
+  nlohmann::json j;
+  for (size_t i = 0; i < sys.datatypes.size(); ++i) {
+    j["matrix"][sys.datatypes[i]] = {{"tflops", sys.matrix[i].flops_per_second / 1e12},
+                                     {"gflops_efficiency", curve(sys.matrix[i].efficiency)}};
+    j["vector"][sys.datatypes[i]] = {{"tflops", sys.vector[i].flops_per_second / 1e12},
+                                     {"gflops_efficiency", curve(sys.vector[i].efficiency)}};
+  }
+  auto memory = [&](const MemoryTier& m) {
+    return nlohmann::json{{"GiB", m.capacity_bytes / 1073741824.0},
+                          {"GBps", m.bytes_per_second / 1e9},
+                          {"MB_efficiency", curve(m.efficiency)}};
+  };
+  j["mem1"] = memory(sys.mem1);
+  j["mem2"] = memory(sys.mem2);
+  j["processing_mode"] = sys.mode == ProcessingMode::kRoofline ? "roofline" : "no_overlap";
+  j["networks"] = nlohmann::json::array();
+  for (const NetworkTier& n : sys.networks) {
+    nlohmann::json ops;
+    const char* names[] = {"p2p", "reduce_scatter", "all_gather", "all_reduce"};
+    for (size_t i = 0; i < 4; ++i)
+      ops[names[i]] = {n.scale[i], n.offset[i]};
+    j["networks"].push_back({{"bandwidth", n.bytes_per_second / 1e9},
+                             {"efficiency", n.efficiency},
+                             {"size", n.size},
+                             {"latency", n.latency_s},
+                             {"ops", ops},
+                             {"must_be_filled", n.must_be_filled},
+                             {"processor_usage", n.processor_usage}});
+  }
+  return j;
 }
 
 }  // namespace chorus::llm

@@ -4,6 +4,10 @@
 //   chorus extensions, all optional: "kv_heads" (grouped-query attention; default attn_heads),
 //   "mlp" ("gelu" default, or "swiglu": two input projections and a gated SiLU) and "vocab"
 //   (the LM head on the last pipeline stage; default 51200 as in Megatron's GPT runs, 0 leaves it out).
+//   Mixture of experts (docs/llm.md, "Mixture of experts"): "experts" (routed experts per block, 0 = dense),
+//   "top_k", "shared_experts", "expert_feedforward", "capacity_factor" (0 = dropless), "load_imbalance"
+//   (busiest expert rank's tokens / the mean) and "dense_blocks" (leading blocks with a dense MLP).
+//   Multi-head latent attention: "kv_lora_rank", "q_lora_rank", "rope_head_dim". "source": free text.
 // - System: matrix/vector units per datatype with step efficiency curves, two memory tiers, the
 //   processing mode and the network tiers with per-collective (scale, offset) pairs.
 // - Execution: the 23 keys of Calculon's execution file (parallelism, batch, recompute, overlaps, ...).
@@ -38,11 +42,37 @@ struct Application {
   int64_t kv_heads = 0;  // equals attn_heads for multi-head attention
   int64_t vocab = 51200;
   MlpKind mlp = MlpKind::kGelu;
+  // Mixture of experts: every block but the first dense_blocks replaces its MLP by a router and `experts`
+  // expert MLPs of expert_feedforward, each token going to top_k of them, plus shared_experts always-on ones.
+  int64_t experts = 0;
+  int64_t top_k = 0;
+  int64_t shared_experts = 0;
+  int64_t expert_feedforward = 0;
+  int64_t dense_blocks = 0;
+  double capacity_factor = 0;  // > 0: every expert is padded to this multiple of the mean tokens (GShard)
+  double load_imbalance = 1;   // dropless: the busiest expert rank gets this multiple of the mean tokens
 
+  // Multi-head latent attention (DeepSeek-V2/V3): K and V come from a kv_lora_rank latent (plus a shared
+  // rope_head_dim key part), Q from a q_lora_rank latent (0: a full projection); query/key heads have
+  // attn_size + rope_head_dim dimensions, value heads attn_size.
+  int64_t kv_lora_rank = 0;
+  int64_t q_lora_rank = 0;
+  int64_t rope_head_dim = 0;
+
+  bool moe() const { return experts > 0; }
+  bool mla() const { return kv_lora_rank > 0; }
+  // Weights of the Q, K, V projections held by one of `tp` tensor-parallel ranks (MLA's down-projections are
+  // replicated, its up-projections split).
+  double qkv_weights_per_rank(int64_t tp) const;
   // Megatron's count (Narayanan et al. 2021, eq. 2 generalised to kv_heads and SwiGLU): blocks plus
   // the (vocab + seq) x hidden embeddings.
   double parameter_count() const;
-  double block_weight_count() const;  // weights and biases of one transformer block
+  // Parameters one token uses (MoE: top_k + shared experts instead of all), embeddings included.
+  double active_parameter_count() const;
+  double block_weight_count() const;  // weights and biases of one (dense) transformer block
+  double attention_weight_count() const;
+  double mlp_weight_count(int64_t ff) const;  // one MLP (or expert) of inner size ff
+  double moe_block_weight_count() const;      // attention + router + all routed and shared experts
 };
 
 // A step function: the first (threshold, efficiency) pair whose threshold the size reaches wins.
@@ -57,6 +87,13 @@ class EfficiencyCurve {
         return efficiencies_[i];
     }
     return efficiencies_[count_ - 1];
+  }
+  // The steps, descending threshold first, as the file lists them.
+  std::vector<std::pair<double, double>> steps() const {
+    std::vector<std::pair<double, double>> out;
+    for (int i = 0; i < count_; ++i)
+      out.emplace_back(thresholds_[i], efficiencies_[i]);
+    return out;
   }
 
  private:
@@ -115,6 +152,8 @@ struct System {
 enum class Recompute : uint8_t { kFull, kAttnOnly, kNone };
 enum class TpCommType : uint8_t { kAr, kP2pRsAg, kRsAg };
 enum class TpOverlap : uint8_t { kNone, kRing, kPipe };
+// ZeRO stage: 1 shards the optimizer state, 2 also the gradients, 3 also the weights (FSDP).
+enum class Fsdp : uint8_t { kNone, kZero1, kZero2, kZero3 };
 
 // One execution strategy. Plain data so the search can build millions of them without allocating.
 struct Execution {
@@ -141,6 +180,14 @@ struct Execution {
   bool activations_offload = false;
   bool optimizer_offload = false;
   bool training = true;
+  // chorus extensions, optional keys (docs/llm.md): the defaults reproduce Calculon's executions.
+  int64_t context_par = 1;  // ring attention over the sequence; num_procs = TP x PP x DP x CP
+  int64_t expert_par = 1;   // experts split over EP ranks taken from the data-parallel group
+  int8_t context_par_net = 0;
+  int8_t expert_par_net = 0;
+  Fsdp fsdp = Fsdp::kNone;
+  // Ranks that hold the same weights and reduce their gradients: data x context parallel.
+  int64_t grad_group() const { return data_par * context_par; }
 };
 
 Application parse_application(const nlohmann::json& json, const std::string& file);
@@ -157,6 +204,9 @@ Execution read_execution(const std::string& path, const Application& app, const 
 const char* to_string(Recompute r);
 const char* to_string(TpCommType t);
 const char* to_string(TpOverlap o);
+const char* to_string(Fsdp f);
 nlohmann::json execution_to_json(const Execution& exe, const System& sys);
+// The system as a Calculon system file (what parse_system reads back unchanged).
+nlohmann::json system_to_json(const System& sys);
 
 }  // namespace chorus::llm

@@ -14,7 +14,9 @@ IterationModel::IterationModel(const Application& app, const System& sys, Option
 }
 
 BlockCost IterationModel::block(const Execution& exe) const {
-  return block_cost(app_, exe, hardware(exe.datatype), sys_.networks[static_cast<size_t>(exe.tensor_par_net)]);
+  const auto net = [this](int8_t i) { return &sys_.networks[static_cast<size_t>(i)]; };
+  return block_cost(app_, exe, hardware(exe.datatype),
+                    {net(exe.tensor_par_net), net(exe.context_par_net), net(exe.expert_par_net)});
 }
 
 MemoryUse IterationModel::memory(const Execution& exe, const BlockCost& block) const {
@@ -33,6 +35,11 @@ bool IterationModel::networks_fit(const Execution& exe) const {
       span *= exe.pipeline_par;
     if (exe.data_par > 1 && exe.data_par_net == tier)
       span *= exe.data_par;
+    if (exe.context_par > 1 && exe.context_par_net == tier)
+      span *= exe.context_par;
+    // EP groups are made of data-parallel ranks: on the DP tier they are inside its groups already.
+    if (exe.expert_par > 1 && exe.expert_par_net == tier && exe.data_par_net != tier)
+      span *= exe.expert_par;
     const NetworkTier& net = sys_.networks[t];
     if (span > net.size)
       return false;
@@ -113,6 +120,18 @@ void IterationModel::finish(const Execution& exe, Stats& st) const {
     st.pp_p2p_time = net.op_time(Collective::kP2p, blk.pp_message_bytes, 2) + blk.pp_regather_time;
   }
   st.pp_comm_link_time = (1 + train) * n_mb * v * st.pp_p2p_time;
+
+  // Context parallelism (ring attention) and expert dispatch/combine, per block per microbatch.
+  const SideComm& cp = blk.cp;
+  const SideComm& ep = blk.ep;
+  st.cp_comm_link_time = n_mb * bpp * (cp.fw_link + train * cp.bw_link);
+  st.cp_comm_exposed_time = n_mb * bpp * (cp.fw_exposed + train * cp.bw_exposed);
+  st.ep_comm_link_time = n_mb * bpp * (ep.fw_link + train * ep.bw_link);
+  st.ep_comm_exposed_time = n_mb * bpp * (ep.fw_exposed + train * ep.bw_exposed);
+  // Full recompute redoes the forward passes' communication too.
+  const double side_re = exe.recompute == Recompute::kFull ? train * (cp.fw_exposed + ep.fw_exposed) : 0.0;
+  st.recomm_exposed_time += n_mb * bpp * side_re;
+  const double side_block = cp.fw_exposed + ep.fw_exposed + train * (cp.bw_exposed + ep.bw_exposed) + side_re;
   st.pp_comm_exposed_time = st.pp_comm_link_time;
 
   // Offload to the second tier, per block per microbatch: what the block's own time cannot hide.
@@ -140,7 +159,7 @@ void IterationModel::finish(const Execution& exe, Stats& st) const {
   // Pipeline bubble: (PP - 1) chunk times, more when interleaving meets a microbatch count PP does not divide.
   st.chunk_time = bpc * (blk.fw.time + train * (blk.bw.time + blk.re.time) + fw_over + train * bw_over) +
                   chunk_tp_fw_exposed + train * (chunk_tp_bw_exposed + chunk_tp_re_exposed) +
-                  (1 + train) * st.pp_p2p_time;
+                  (1 + train) * st.pp_p2p_time + bpc * side_block;
   st.bubble_time = 0;
   if (exe.pipeline_par > 1) {
     const int64_t rem = shape.microbatches % exe.pipeline_par;
@@ -152,18 +171,44 @@ void IterationModel::finish(const Execution& exe, Stats& st) const {
 
   // Data parallelism: the block's weight gradients, all-reduced or reduce-scattered + all-gathered.
   st.block_dp_time = 0;
-  if (exe.data_par > 1 && exe.training) {
+  st.fsdp_gather_link_time = st.fsdp_gather_exposed_time = 0;
+  if (exe.grad_group() > 1 && exe.training) {
     const NetworkTier& net = sys_.networks[static_cast<size_t>(exe.data_par_net)];
-    st.block_dp_time = exe.optimizer_sharding ? net.op_time(Collective::kReduceScatter, w_bytes, exe.data_par) +
-                                                    net.op_time(Collective::kAllGather, w_bytes, exe.data_par)
-                                              : net.op_time(Collective::kAllReduce, w_bytes, exe.data_par);
+    // Dense weights reduce over DP x CP ranks, routed experts over the DP x CP / EP ranks holding the same experts.
+    const double e_bytes = blk.expert_weights * b;
+    const double d_bytes = w_bytes - e_bytes;
+    const int64_t group = exe.grad_group();
+    const int64_t e_group = group / exe.expert_par;
+    auto reduce = [&](double bytes, int64_t n) {
+      if (n <= 1 || bytes <= 0)
+        return 0.0;
+      if (exe.fsdp == Fsdp::kZero3)  // weights are gathered where used (below), not after the step
+        return net.op_time(Collective::kReduceScatter, bytes, n);
+      return exe.optimizer_sharding
+                 ? net.op_time(Collective::kReduceScatter, bytes, n) + net.op_time(Collective::kAllGather, bytes, n)
+                 : net.op_time(Collective::kAllReduce, bytes, n);
+    };
+    st.block_dp_time = reduce(d_bytes, group) + reduce(e_bytes, e_group);
+    // ZeRO-2/3 keep no whole gradient buffer, so each microbatch's gradients are reduce-scattered.
+    if (exe.fsdp == Fsdp::kZero2 || exe.fsdp == Fsdp::kZero3)
+      st.block_dp_time *= n_mb;
+    if (exe.fsdp == Fsdp::kZero3) {
+      // Each block's weights are all-gathered before its forward and again before its backward, every microbatch,
+      // prefetched during the previous block's compute: only what that compute cannot hide is exposed.
+      const double ag = net.op_time(Collective::kAllGather, d_bytes, group) +
+                        (e_group > 1 && e_bytes > 0 ? net.op_time(Collective::kAllGather, e_bytes, e_group) : 0.0);
+      st.fsdp_gather_link_time = n_mb * bpp * 2 * ag;
+      st.fsdp_gather_exposed_time =
+          n_mb * bpp * (std::max(0.0, ag - blk.fw.time) + std::max(0.0, ag - blk.bw.time - blk.re.time));
+    }
   }
   st.dp_comm_link_time = bpp * st.block_dp_time;
   st.dp_comm_exposed_time = st.block_dp_time > 0 ? dp_exposed(exe, st, chunk_tp_bw_link) : 0.0;
 
   st.total_time = st.fw_time + st.bw_time + st.optim_step_time + st.fw_offload_exposed_time +
                   st.bw_offload_exposed_time + st.recompute_time + st.recomm_exposed_time + st.bubble_time +
-                  st.tp_comm_exposed_time + st.pp_comm_exposed_time + st.dp_comm_exposed_time + st.head_time;
+                  st.tp_comm_exposed_time + st.pp_comm_exposed_time + st.dp_comm_exposed_time + st.head_time +
+                  st.cp_comm_exposed_time + st.ep_comm_exposed_time + st.fsdp_gather_exposed_time;
 
   const double compute = st.fw_time + st.bw_time + st.optim_step_time;
   st.useful_flops = n_mb * bpp * (blk.fw.flops + train * blk.bw.flops) + st.optim_flops;
@@ -171,10 +216,25 @@ void IterationModel::finish(const Execution& exe, Stats& st) const {
   st.system_efficiency = st.total_time > 0 ? compute / st.total_time : 0.0;
   st.total_efficiency = st.compute_efficiency * st.system_efficiency;
   st.sample_rate = st.total_time > 0 ? static_cast<double>(exe.batch_size) / st.total_time : 0.0;
+  const double procs = static_cast<double>(exe.num_procs);
+  st.tokens_per_s_per_gpu = st.sample_rate * static_cast<double>(app_.seq_size) / procs;
+  st.model_tflops_per_gpu = st.tokens_per_s_per_gpu * model_flops_per_token(app_, exe.training) / 1e12;
 
   if (st.outcome == Outcome::kOk &&
       (st.memory.tier1 > hw.mem1().capacity_bytes || st.memory.tier2 > hw.mem2().capacity_bytes))
     st.outcome = Outcome::kDoesNotFit;
+}
+
+double model_flops_per_token(const Application& app, bool training) {
+  // Forward: 2 FLOPs per active weight (embedding table lookups excluded, the LM head included) plus attention
+  // scores and values, 4 x seq x heads x head_dim per block; training adds the backward pass (2x forward).
+  // Recompute is not counted (MFU convention, Korthikanti et al. 2022, section 6.3; Chowdhery et al. 2022).
+  const double h = static_cast<double>(app.hidden);
+  const double matmul_weights = app.active_parameter_count() - static_cast<double>(app.vocab + app.seq_size) * h +
+                                static_cast<double>(app.vocab) * h;
+  const double attention = 4.0 * static_cast<double>(app.seq_size) *
+                           static_cast<double>(app.attn_heads * app.attn_size) * static_cast<double>(app.num_blocks);
+  return (2 * matmul_weights + attention) * (training ? 3.0 : 1.0);
 }
 
 Stats IterationModel::evaluate(const Execution& exe) const {
@@ -193,10 +253,12 @@ std::string describe_outcome(const Stats& st, const System& sys) {
       return "does not fit the network: a parallel group is larger than its network tier";
     case Outcome::kDoesNotFit:
       if (st.memory.tier1 > sys.mem1.capacity_bytes)
-        return fmt::format("does not fit: needs {:.2f} GiB of {:.2f} GiB in memory tier 1", st.memory.tier1 / kGiB,
-                           sys.mem1.capacity_bytes / kGiB);
-      return fmt::format("does not fit: needs {:.2f} GiB of {:.2f} GiB in memory tier 2", st.memory.tier2 / kGiB,
-                         sys.mem2.capacity_bytes / kGiB);
+        return fmt::format("does not fit: needs {:.2f} GiB of {:.2f} GiB in memory tier 1 ({:.2f} GiB over)",
+                           st.memory.tier1 / kGiB, sys.mem1.capacity_bytes / kGiB,
+                           (st.memory.tier1 - sys.mem1.capacity_bytes) / kGiB);
+      return fmt::format("does not fit: needs {:.2f} GiB of {:.2f} GiB in memory tier 2 ({:.2f} GiB over)",
+                         st.memory.tier2 / kGiB, sys.mem2.capacity_bytes / kGiB,
+                         (st.memory.tier2 - sys.mem2.capacity_bytes) / kGiB);
   }
   return "?";
 }

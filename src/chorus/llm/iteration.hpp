@@ -60,6 +60,12 @@ struct Stats {
   double fw_offload_exposed_time = 0;
   double bw_offload_exposed_time = 0;
   double head_time = 0;
+  double cp_comm_link_time = 0;  // ring attention (context parallelism)
+  double cp_comm_exposed_time = 0;
+  double ep_comm_link_time = 0;  // MoE token dispatch and combine (expert parallelism)
+  double ep_comm_exposed_time = 0;
+  double fsdp_gather_link_time = 0;  // ZeRO-3 weight all-gathers
+  double fsdp_gather_exposed_time = 0;
   double total_time = 0;
 
   double useful_flops = 0;
@@ -67,7 +73,12 @@ struct Stats {
   double system_efficiency = 0;
   double total_efficiency = 0;
   double sample_rate = 0;
+  double tokens_per_s_per_gpu = 0;
+  double model_tflops_per_gpu = 0;  // model FLOPs (no recompute) per second per GPU / 1e12
 };
+
+// Model FLOPs of one token through the whole model (forward, or forward + backward when training).
+double model_flops_per_token(const Application& app, bool training);
 
 struct Options {
   // Reproduce Calculon's recompute-accumulation bug in the DP-overlap window (for comparison only).

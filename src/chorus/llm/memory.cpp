@@ -7,7 +7,7 @@ namespace chorus::llm {
 
 PipelineShape pipeline_shape(const Application& app, const Execution& exe) {
   PipelineShape s;
-  s.blocks_per_proc = app.num_blocks / exe.pipeline_par;
+  s.blocks_per_proc = (app.num_blocks + exe.pipeline_par - 1) / exe.pipeline_par;  // the fullest stage
   s.chunks = exe.pipeline_interleaving;
   s.blocks_per_chunk = std::max<int64_t>(1, s.blocks_per_proc / s.chunks);
   s.microbatches = exe.batch_size / (exe.data_par * exe.microbatch_size);
@@ -20,10 +20,25 @@ PipelineShape pipeline_shape(const Application& app, const Execution& exe) {
 MemoryUse memory_use(const BlockCost& block, const Execution& exe, const PipelineShape& shape, double bytes) {
   MemoryUse m;
   const double blocks = static_cast<double>(shape.blocks_per_proc);
-  const double shard = exe.optimizer_sharding ? static_cast<double>(exe.data_par) : 1.0;
-  m.weight_space = block.weights * blocks * bytes;
-  m.weight_grad_space = block.weights * blocks * kGradientBytes;
-  m.optimizer_space = block.weights * blocks * optimizer_bytes_per_weight(bytes) / shard;
+  // ZeRO shards over the ranks that hold the same weights: DP x CP for dense weights, DP x CP / EP for experts.
+  const double group = static_cast<double>(exe.grad_group());
+  const double expert_group = group / static_cast<double>(exe.expert_par);
+  const double dense_w = block.weights - block.expert_weights;
+  auto space = [&](double per_weight, bool sharded) {
+    return dense_w * blocks * per_weight / (sharded ? group : 1.0) +
+           block.expert_weights * blocks * per_weight / (sharded ? expert_group : 1.0);
+  };
+  const bool zero2 = exe.fsdp == Fsdp::kZero2 || exe.fsdp == Fsdp::kZero3;
+  const bool zero3 = exe.fsdp == Fsdp::kZero3;
+  m.weight_space = space(bytes, zero3);
+  m.weight_grad_space = space(kGradientBytes, zero2);
+  m.optimizer_space = space(optimizer_bytes_per_weight(bytes), exe.optimizer_sharding);
+  // ZeRO-3 gathers a block's weights before use and prefetches the next: two whole blocks in flight. ZeRO-2/3
+  // reduce-scatter each block's fp32 gradients as they are produced: one whole block's buffer.
+  if (zero3)
+    m.weight_space += 2 * block.weights * bytes;
+  if (zero2)
+    m.weight_grad_space += block.weights * kGradientBytes;
   const double held = blocks * static_cast<double>(shape.in_flight) * shape.interleave_factor;
   if (exe.training) {
     m.act_space = block.act_stored_bytes * held;

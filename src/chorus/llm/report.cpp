@@ -81,6 +81,14 @@ nlohmann::json stats_to_json(const Stats& st, const System& sys) {
   j["system_efficiency"] = st.system_efficiency;
   j["total_efficiency"] = st.total_efficiency;
   j["sample_rate"] = st.sample_rate;
+  j["tokens_per_s_per_gpu"] = st.tokens_per_s_per_gpu;
+  j["model_tflops_per_gpu"] = st.model_tflops_per_gpu;
+  j["cp_comm_link_time"] = st.cp_comm_link_time;
+  j["cp_comm_exposed_time"] = st.cp_comm_exposed_time;
+  j["ep_comm_link_time"] = st.ep_comm_link_time;
+  j["ep_comm_exposed_time"] = st.ep_comm_exposed_time;
+  j["fsdp_gather_link_time"] = st.fsdp_gather_link_time;
+  j["fsdp_gather_exposed_time"] = st.fsdp_gather_exposed_time;
   return j;
 }
 
@@ -93,6 +101,8 @@ std::string stats_table(const Stats& st, const System& sys) {
   fmt::format_to(std::back_inserter(out), "result: {}\n", describe_outcome(st, sys));
   fmt::format_to(std::back_inserter(out), "time per iteration: {:.4f} s, sample rate {:.3f} /s\n", st.total_time,
                  st.sample_rate);
+  fmt::format_to(std::back_inserter(out), "per GPU: {:.1f} tokens/s, {:.1f} model TFLOP/s\n", st.tokens_per_s_per_gpu,
+                 st.model_tflops_per_gpu);
   const double t = st.total_time;
   line("forward", st.fw_time, t);
   line("backward", st.bw_time, t);
@@ -106,6 +116,12 @@ std::string stats_table(const Stats& st, const System& sys) {
   line("offload exposed (fw)", st.fw_offload_exposed_time, t);
   line("offload exposed (bw)", st.bw_offload_exposed_time, t);
   line("LM head", st.head_time, t);
+  if (st.cp_comm_link_time > 0)
+    line("CP ring exposed", st.cp_comm_exposed_time, t);
+  if (st.ep_comm_link_time > 0)
+    line("EP all-to-all exposed", st.ep_comm_exposed_time, t);
+  if (st.fsdp_gather_link_time > 0)
+    line("ZeRO-3 gather exposed", st.fsdp_gather_exposed_time, t);
   fmt::format_to(std::back_inserter(out), "memory per processor:\n");
   auto mem = [&out](const char* name, double bytes) {
     fmt::format_to(std::back_inserter(out), "  {:<24} {:>12.3f} GiB\n", name, bytes / kGiB);

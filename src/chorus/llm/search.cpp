@@ -42,6 +42,7 @@ struct Task {
   std::vector<int64_t> microbatches;
   int64_t size = 0;  // configurations in this task
   uint64_t index = 0;
+  int64_t ep = 1;  // expert parallelism (MoE models only; divides dp and the experts)
 };
 
 int64_t largest_batch(int64_t dp, int64_t max_batch) {
@@ -73,6 +74,19 @@ void check_search_size(int64_t n, int64_t max_batch) {
     throw Error("--max-batch", "", fmt::format("is {}; must be between 1 and {}", max_batch, kMaxSearchBatch));
 }
 
+// Expert parallelism for a MoE model: every divisor of the data parallelism that divides the experts; 1 otherwise
+// (a dense model's space stays Calculon's).
+std::vector<int64_t> expert_pars(const Application& app, int64_t dp) {
+  if (!app.moe())
+    return {1};
+  std::vector<int64_t> out;
+  for (int64_t ep : divisors(dp)) {
+    if (app.experts % ep == 0)
+      out.push_back(ep);
+  }
+  return out;
+}
+
 std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int64_t n, int64_t max_batch) {
   check_search_size(n, max_batch);
   std::vector<Task> tasks;
@@ -96,9 +110,11 @@ std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int
         for (Recompute r : {Recompute::kFull, Recompute::kAttnOnly, Recompute::kNone}) {
           for (bool sharding : dp > 1 ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
             for (TpCommType comm : {TpCommType::kAr, TpCommType::kP2pRsAg, TpCommType::kRsAg}) {
-              Task t{tp, pp, dp, v, batch, r, sharding, comm, mbs, 0, tasks.size()};
-              t.size = task_size(t, nets, has_mem2);
-              tasks.push_back(std::move(t));
+              for (int64_t ep : expert_pars(app, dp)) {
+                Task t{tp, pp, dp, v, batch, r, sharding, comm, mbs, 0, tasks.size(), ep};
+                t.size = task_size(t, nets, has_mem2);
+                tasks.push_back(std::move(t));
+              }
             }
           }
         }
@@ -156,6 +172,11 @@ class TaskRunner {
     e.pipeline_interleaving = t.v;
     e.optimizer_sharding = t.sharding;
     e.tp_comm = t.comm;
+    e.expert_par = t.ep;
+    // The All-to-All is part of the block, which a group shares across DP tiers: EP takes the scale-up tier when
+    // TP x EP fits one of its domains, the last (scale-out) tier otherwise.
+    const auto& nets = model_.system().networks;
+    e.expert_par_net = static_cast<int8_t>(t.tp * t.ep <= nets[0].size ? 0 : nets.size() - 1);
     ordinal_ = t.index << 32;
     const int64_t group = inner_group_size(t);
     for (int64_t mbs : t.microbatches) {
