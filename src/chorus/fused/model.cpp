@@ -40,8 +40,7 @@ void check_tiles(const FusedRequest& r, const OperatorWork& w) {
 }
 
 struct TileCost {
-  Time compute;
-  Time transfer;
+  TileTimes tile;
   Time fused;
 };
 
@@ -52,14 +51,16 @@ class TileEvaluator {
 
   TileCost at(uint32_t tiles) const {
     TileCost t;
-    t.compute = split_time(base_.fused_compute, tiles);
+    t.tile.compute = split_time(base_.fused_compute, tiles);
     if (r_.op == FusedOp::AllGatherGemm) {
-      t.transfer = split_time(base_.collective_time, std::max<uint32_t>(r_.npus - 1, 1));
+      t.tile.transfer = split_time(base_.collective_time, std::max<uint32_t>(r_.npus - 1, 1));
+      t.tile.occupancy = t.tile.transfer;  // a ring step forwards what the previous step brought: no overlap
     } else {
-      const int64_t piece = std::max<int64_t>((base_.work.comm_size + tiles - 1) / tiles, 1);
-      t.transfer = timer_.time(base_.collective, piece, members_).duration;
+      const TileTransfer x = tile_transfer(timer_, base_.collective, base_.work.comm_size, tiles, members_);
+      t.tile.transfer = x.transfer + r_.tile_overhead;
+      t.tile.occupancy = x.occupancy + r_.tile_overhead;
     }
-    t.fused = tile_pipeline(t.compute, t.transfer, tiles, order_of(r_.op));
+    t.fused = tile_pipeline(t.tile, tiles, order_of(r_.op));
     return t;
   }
 
@@ -124,8 +125,9 @@ FusedResult evaluate_fused(const FusedRequest& r, CollectiveTimer& timer, GroupB
       out.tiles = t;
     }
   }
-  out.tile_compute = best->compute;
-  out.tile_transfer = best->transfer;
+  out.tile_compute = best->tile.compute;
+  out.tile_transfer = best->tile.transfer;
+  out.tile_occupancy = best->tile.occupancy;
   out.fused = best->fused;
   out.unfused = out.compute + out.collective_time;
   out.bound = std::max(out.compute, out.collective_bound);

@@ -8,11 +8,13 @@
 //    the compute-bound part slows down when workgroups are given away; a memory-bound kernel keeps its HBM rate.
 // 3. Collective: timed on the network through the workload runtime's collective timer (the same path `chorus sim`
 //    takes, and `chorus collective` with its default algorithm), with its physical lower bound (group_bound.hpp).
-// 4. Tiles: a tile is one or more workgroup waves; per tile c = fused compute / T and x = the collective of 1/T of
-//    the data on the same network (so small tiles pay the per-message latency every time). The All-Gather + GEMM
-//    decomposition uses T = P shards and x = one of the collective's P-1 steps. Without --tiles, T is the best of
-//    1, 2, 4, ... up to the wave count (and the wave count itself): the granularity a kernel writer would tune.
-// 5. Fused = tile_pipeline(c, x, T) (pipeline.hpp); unfused = compute alone + collective; bound = the larger of
+// 4. Tiles: a tile is one or more workgroup waves; per tile c = fused compute / T, x = the collective of 1/T of
+//    the data on the same network and o its network occupancy (x less its latency, which later tiles overlap;
+//    runtime/fused_ops.hpp tile_transfer), both plus --tile-overhead (a per-tile issue cost, serialized). The
+//    All-Gather + GEMM decomposition uses T = P shards and x = o = one of the ring collective's P-1 steps. Without
+//    --tiles, T is the best of 1, 2, 4, ... up to the wave count (and the wave count itself): the granularity a
+//    kernel writer would tune.
+// 5. Fused = tile_pipeline({c, x, o}, T) (pipeline.hpp); unfused = compute alone + collective; bound = the larger of
 //    the compute alone and the collective's lower bound (no schedule, fused or not, beats either).
 // Scale-up transfers are zero-copy stores into the peers' buffers; scale-out ones are GPU-initiated puts, driven by
 // dedicated communication workgroups (the occupancy they take is step 2's W). Both cost the network's time here.
@@ -28,6 +30,7 @@
 #include "chorus/fused/gpu.hpp"
 #include "chorus/fused/operators.hpp"
 #include "chorus/runtime/collective_timer.hpp"
+#include "chorus/runtime/fused_ops.hpp"
 #include "chorus/runtime/group_bound.hpp"
 
 namespace chorus::fused {
@@ -39,6 +42,7 @@ struct FusedRequest {
   GpuSpec gpu;
   std::optional<uint32_t> tiles;  // none: the best power-of-two grouping of the waves
   uint32_t comm_workgroups = 0;   // workgroups reserved for communication (scale-out puts)
+  Time tile_overhead;             // per tile, serialized: issuing its stores or puts
 };
 
 struct FusedResult {
@@ -53,6 +57,7 @@ struct FusedResult {
   uint32_t tiles = 0;
   Time tile_compute;
   Time tile_transfer;
+  Time tile_occupancy;
   Time unfused;
   Time fused;
   Time bound;  // max(compute, collective_bound)

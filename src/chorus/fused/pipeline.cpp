@@ -7,11 +7,17 @@
 
 namespace chorus::fused {
 
-Time tile_pipeline(Time tile_compute, Time tile_transfer, uint32_t tiles, PipelineOrder order) {
+Time tile_pipeline(const TileTimes& tile, uint32_t tiles, PipelineOrder order) {
   CHORUS_ASSERT(tiles >= 1, "a tile pipeline needs at least one tile, got {}", tiles);
-  const Time steady = std::max(tile_compute, tile_transfer) * static_cast<int64_t>(tiles - 1);
-  const Time f = tile_compute + steady;
-  return order == PipelineOrder::ComputeThenSend ? f + tile_transfer : f;
+  CHORUS_ASSERT(tile.occupancy <= tile.transfer, "a tile's occupancy {} exceeds its transfer {}",
+                to_string(tile.occupancy), to_string(tile.transfer));
+  const Time c = tile.compute;
+  const Time steady = std::max(c, tile.occupancy);
+  if (order == PipelineOrder::ComputeThenSend)
+    return c + steady * static_cast<int64_t>(tiles - 1) + tile.transfer;
+  if (tiles == 1)
+    return c;
+  return c + std::max(c, tile.transfer) + steady * static_cast<int64_t>(tiles - 2);
 }
 
 Time split_time(Time total, uint32_t parts) {
