@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "chorus/astra/system_config.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "chorus/fused/model.hpp"
@@ -36,6 +37,7 @@ struct FusedOptions {
   std::optional<uint32_t> comm_workgroups;
   std::string model = "unaware";
   std::string tile_overhead;
+  std::string collective_system;
   bool json = false;
 };
 
@@ -129,7 +131,10 @@ void run(const FusedOptions& o) {
                 fmt::format("is {}, but the network has {} NPUs (every GPU of the network takes part)", o.npus,
                             topology.npu_count()));
   }
-  CollectiveTimer timer(topology, CollectiveTimerOptions{*model, nullptr, false});
+  std::optional<AstraSystemConfig> system;
+  if (!o.collective_system.empty())
+    system = load_astra_system(o.collective_system);
+  CollectiveTimer timer(topology, CollectiveTimerOptions{*model, system ? &*system : nullptr, false});
   GroupBounds bounds(topology);
   const fused::FusedResult r = fused::evaluate_fused(q, timer, bounds);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -162,6 +167,8 @@ void register_fused_command(CLI::App& app) {
                   "workgroups reserved for communication (default 0 scale-up, 4 scale-out)");
   cmd->add_option("--tile-overhead", o->tile_overhead,
                   "cost of issuing one tile's stores or puts, serialized per tile, e.g. 1us (default 0)");
+  cmd->add_option("--collective-system", o->collective_system,
+                  "ASTRA-sim system JSON for the collectives' algorithms and chunking (default: chorus's ring)");
   cmd->add_option("--model", o->model, network_models().help());
   add_topology_options(*cmd, o->topology);
   cmd->add_flag("--json", o->json, "print one JSON object");
