@@ -84,16 +84,15 @@ void print_json(const fused::FusedRequest& q, const fused::FusedResult& r, doubl
 
 void print_text(const fused::FusedRequest& q, const fused::FusedResult& r) {
   fmt::print("operator     {} on {} x {} ({}): per GPU {:.3g} GFLOP, {:.3g} MB of HBM traffic\n",
-             fused::to_string(q.op), q.npus, q.gpu.name, q.shape.dtype, r.work.flops / 1e9,
-             r.work.memory_bytes / 1e6);
+             fused::to_string(q.op), q.npus, q.gpu.name, q.shape.dtype, r.work.flops / 1e9, r.work.memory_bytes / 1e6);
   fmt::print("compute      {} alone ({}-bound); {} with {} of {} workgroups communicating\n", to_string(r.compute),
-             r.memory_bound ? "memory" : "compute", to_string(r.fused_compute), q.comm_workgroups,
-             q.gpu.compute_units);
+             r.memory_bound ? "memory" : "compute", to_string(r.fused_compute), q.comm_workgroups, q.gpu.compute_units);
   fmt::print("collective   {} of {}: {} (lower bound {})\n", chakra::to_string(r.collective),
              to_string(Bytes(r.work.comm_size)), to_string(r.collective_time), to_string(r.collective_bound));
-  fmt::print("tiles        {} ({} workgroup waves): {} compute, {} transfer ({} of it occupying the network) per "
-             "tile\n",
-             r.tiles, r.waves, to_string(r.tile_compute), to_string(r.tile_transfer), to_string(r.tile_occupancy));
+  fmt::print(
+      "tiles        {} ({} workgroup waves): {} compute, {} transfer ({} of it occupying the network) per "
+      "tile\n",
+      r.tiles, r.waves, to_string(r.tile_compute), to_string(r.tile_transfer), to_string(r.tile_occupancy));
   fmt::print("unfused      {} (compute, then the collective)\n", to_string(r.unfused));
   const double reduction = 100.0 * (1.0 - r.fused.seconds() / r.unfused.seconds());
   fmt::print("fused        {} ({:+.1f}% vs unfused)\n", to_string(r.fused), -reduction);
@@ -110,7 +109,8 @@ void run(const FusedOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   const auto op = fused::parse_fused_op(o.op);
   if (!op)
-    throw Error("", "--op", fmt::format("unknown fused operator '{}'; expected one of {}", o.op, fused::fused_op_names()));
+    throw Error("", "--op",
+                fmt::format("unknown fused operator '{}'; expected one of {}", o.op, fused::fused_op_names()));
   const auto model = parse_network_model(o.model);
   if (!model)
     throw Error("", "--model",
@@ -119,8 +119,9 @@ void run(const FusedOptions& o) {
   q.op = *op;
   q.shape = fused::OperatorShape{o.m, o.k, o.n, o.pooling, o.dtype};
   q.npus = o.npus;
+  fused::dtype_bytes(o.dtype, "--dtype");
   q.gpu = fused::load_gpu(o.system);
-  q.gpu.peak(o.dtype, "");  // an unknown datatype fails here, before the network is built
+  q.gpu.peak(o.dtype, "");  // a datatype the GPU has no peak for fails here, before the network is built
   q.tiles = o.tiles;
   q.comm_workgroups = comm_workgroups(o);
   if (!o.tile_overhead.empty())

@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "chorus/core/error.hpp"
 #include <charconv>
+#include "chorus/core/error.hpp"
 #include "chorus/workload/generators/dlrm.hpp"
 #include "chorus/workload/generators/moe.hpp"
 

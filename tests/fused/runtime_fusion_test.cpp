@@ -26,7 +26,8 @@ void mark(chakra::TraceNode& n, const std::string& op, int64_t tiles) {
 }
 
 // Each NPU: an 8 us compute, then an All-Reduce of 8000 B that depends on it alone.
-WorkloadBuilder gemv_all_reduce(const std::string& name, std::optional<int64_t> tiles, const std::string& op = "gemv-all-reduce") {
+WorkloadBuilder gemv_all_reduce(const std::string& name, std::optional<int64_t> tiles,
+                                const std::string& op = "gemv-all-reduce") {
   WorkloadBuilder b(name, 2);
   for (uint32_t npu = 0; npu < 2; ++npu) {
     b.comp(npu, 1, 8);

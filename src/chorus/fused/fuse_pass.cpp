@@ -62,10 +62,10 @@ Candidate judge(const chakra::TraceNode& t, const std::unordered_map<uint64_t, c
   }
   const auto it = by_id.find(deps.front());
   if (it == by_id.end() || it->second->type != NodeType::Comp || it->second->is_cpu_op) {
-    c.reason = it == by_id.end() ? "its input is not in the file"
-                                 : fmt::format("its input is a {}{}, not a GPU compute node",
-                                               chakra::to_string(it->second->type),
-                                               it->second->is_cpu_op ? " CPU op" : "");
+    c.reason = it == by_id.end()
+                   ? "its input is not in the file"
+                   : fmt::format("its input is a {}{}, not a GPU compute node", chakra::to_string(it->second->type),
+                                 it->second->is_cpu_op ? " CPU op" : "");
     return c;
   }
   if (type == chakra::CommType::AllToAll && mentions_embedding(it->second->name))
@@ -134,8 +134,7 @@ FusePassResult fuse_workload(const std::string& workload, const std::string& out
         ++result.fused[to_string(*c.op)];
         continue;
       }
-      const std::string reason =
-          c.op ? "not fusable the same way on every rank that issues this collective" : c.reason;
+      const std::string reason = c.op ? "not fusable the same way on every rank that issues this collective" : c.reason;
       auto [it, inserted] = result.skipped.try_emplace(reason);
       if (inserted)
         it->second.first = FuseExample{c.rank, t.id, t.name};

@@ -13,8 +13,7 @@ namespace {
 // NVIDIA A100 Tensor Core GPU datasheet (2021), SXM4 80 GB: dense BF16/FP16 tensor 312 TFLOP/s, FP32 19.5
 // TFLOP/s, HBM2e 2,039 GB/s; 108 SMs (NVIDIA A100 Tensor Core GPU Architecture whitepaper, 2020).
 GpuSpec a100_80gb() {
-  return GpuSpec{"a100-80gb", {{"bf16", 312e12}, {"fp16", 312e12}, {"fp32", 19.5e12}}, Bandwidth::gb_per_s(2039),
-                 108};
+  return GpuSpec{"a100-80gb", {{"bf16", 312e12}, {"fp16", 312e12}, {"fp32", 19.5e12}}, Bandwidth::gb_per_s(2039), 108};
 }
 
 // NVIDIA H100 Tensor Core GPU datasheet (2023), SXM5 80 GB: dense BF16/FP16 tensor 989 TFLOP/s, FP8 1,979
@@ -89,8 +88,7 @@ GpuSpec load_gpu(const std::string& name_or_file) {
     return mi300x();
   if (name_or_file.find('/') != std::string::npos || name_or_file.ends_with(".json"))
     return gpu_from_json(name_or_file);
-  throw Error("", "--system",
-              fmt::format("unknown GPU '{}'; expected {} or a JSON file", name_or_file, gpu_presets()));
+  throw Error("", "--system", fmt::format("unknown GPU '{}'; expected {} or a JSON file", name_or_file, gpu_presets()));
 }
 
 int64_t dtype_bytes(const std::string& dtype, const std::string& field) {

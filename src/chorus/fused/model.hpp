@@ -48,8 +48,8 @@ struct FusedRequest {
 struct FusedResult {
   OperatorWork work;
   chakra::CommType collective = chakra::CommType::AllReduce;
-  Time compute;          // compute alone, every compute unit
-  Time fused_compute;    // compute with the communication workgroups taken away
+  Time compute;        // compute alone, every compute unit
+  Time fused_compute;  // compute with the communication workgroups taken away
   bool memory_bound = false;
   Time collective_time;  // the collective of the whole output, alone
   Time collective_bound;

@@ -26,8 +26,8 @@ constexpr std::array<OpInfo, 5> kOps{{
     {FusedOp::AllGatherGemm, "all-gather-gemm", chakra::CommType::AllGather},
 }};
 
-constexpr int64_t kGemmTile = 128;       // output rows and columns per GEMM workgroup
-constexpr int64_t kGemvRows = 32;        // output rows per GEMV workgroup
+constexpr int64_t kGemmTile = 128;         // output rows and columns per GEMM workgroup
+constexpr int64_t kGemvRows = 32;          // output rows per GEMV workgroup
 constexpr int64_t kEmbeddingSamples = 32;  // samples of one table per embedding workgroup
 
 int64_t ceil_div(int64_t a, int64_t b) {
@@ -112,9 +112,9 @@ OperatorWork operator_work(FusedOp op, const OperatorShape& s, uint32_t npus) {
     case FusedOp::EmbeddingAllToAll: {
       require_positive(s.pooling, "--pooling", "the pooling factor");
       if (s.m % p != 0) {
-        throw Error("", "--m",
-                    fmt::format("global batch {} is not a multiple of --npus {} (each GPU receives M/npus samples)",
-                                s.m, p));
+        throw Error(
+            "", "--m",
+            fmt::format("global batch {} is not a multiple of --npus {} (each GPU receives M/npus samples)", s.m, p));
       }
       const int64_t pooled = product({s.m, s.n, s.k}, "--m");
       w.flops = static_cast<double>(pooled) * static_cast<double>(s.pooling);  // one add per pooled element
@@ -138,8 +138,8 @@ OperatorWork operator_work(FusedOp op, const OperatorShape& s, uint32_t npus) {
     }
     case FusedOp::AllGatherGemm: {
       if (s.m % p != 0)
-        throw Error("", "--m", fmt::format("is {}; the input is sharded by rows, so M must be a multiple of --npus {}",
-                                           s.m, p));
+        throw Error("", "--m",
+                    fmt::format("is {}; the input is sharded by rows, so M must be a multiple of --npus {}", s.m, p));
       if (s.n < p)
         throw Error("", "--n", fmt::format("is {}; each of the {} GPUs computes N/npus columns, so N >= npus", s.n, p));
       const int64_t local_n = ceil_div(s.n, p);

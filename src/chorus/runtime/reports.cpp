@@ -235,9 +235,10 @@ void print_report(std::ostream& out, const ReportContext& context) {
     fused += f.fused;
     unfused += f.unfused();
   }
-  out << fmt::format("\nfused ops    {} operators: {} fused vs {} compute-then-collective in total (summary.json: "
-                     "fused_ops)\n",
-                     r.fused_ops.size(), to_string(fused), to_string(unfused));
+  out << fmt::format(
+      "\nfused ops    {} operators: {} fused vs {} compute-then-collective in total (summary.json: "
+      "fused_ops)\n",
+      r.fused_ops.size(), to_string(fused), to_string(unfused));
 }
 
 void write_reports(const std::string& directory, const ReportContext& context) {

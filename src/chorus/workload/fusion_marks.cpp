@@ -20,13 +20,14 @@ void read_fusion_mark(const chakra::TraceNode& t, const std::string& file, Workl
     return;
   const std::string field = fmt::format("node {}: {}", t.id, op != nullptr ? kFusedOpAttribute : kFusedTilesAttribute);
   if (t.type != chakra::NodeType::CommColl)
-    throw Error(file, field, fmt::format("marks a {}; only a COMM_COLL_NODE can end a fused operator",
-                                         chakra::to_string(t.type)));
+    throw Error(file, field,
+                fmt::format("marks a {}; only a COMM_COLL_NODE can end a fused operator", chakra::to_string(t.type)));
   if (op == nullptr || tiles == nullptr || op->text.empty())
     throw Error(file, field, "a fused collective needs both fused_op (the operator's name) and fused_tiles");
   if (!tiles->integer || *tiles->integer < 1 || *tiles->integer > 1'000'000) {
     throw Error(file, fmt::format("node {}: {}", t.id, kFusedTilesAttribute),
-                fmt::format("is {}; must be a tile count from 1 to 1000000", tiles->integer ? fmt::format("{}", *tiles->integer) : tiles->text));
+                fmt::format("is {}; must be a tile count from 1 to 1000000",
+                            tiles->integer ? fmt::format("{}", *tiles->integer) : tiles->text));
   }
   n.fused_op = op->text;
   n.fused_tiles = static_cast<uint32_t>(*tiles->integer);
@@ -46,9 +47,10 @@ void check_fusion_marks(const NpuGraph& g) {
     }
     const WorkloadNode& input = g.nodes[g.deps[g.dep_offsets[i]]];
     if (input.type != chakra::NodeType::Comp || input.is_cpu_op) {
-      throw Error(g.file, field,
-                  fmt::format("fusion requested, but the collective's input, node {}, is a {}{}, not a GPU compute node",
-                              input.id, chakra::to_string(input.type), input.is_cpu_op ? " CPU op" : ""));
+      throw Error(
+          g.file, field,
+          fmt::format("fusion requested, but the collective's input, node {}, is a {}{}, not a GPU compute node",
+                      input.id, chakra::to_string(input.type), input.is_cpu_op ? " CPU op" : ""));
     }
   }
 }

@@ -48,8 +48,7 @@ chakra::ChakraTrace rank_trace(const MoeSpec& s) {
   }
   for (uint32_t l = s.layers; l-- > 0;) {
     const uint64_t combine = r.collective(fmt::format("combine_bwd_{}", l), chakra::CommType::AllToAll, a2a, {last});
-    const uint64_t experts =
-        r.compute(fmt::format("experts_bwd_{}", l), 2 * expert_flops, 2 * expert_bytes, {combine});
+    const uint64_t experts = r.compute(fmt::format("experts_bwd_{}", l), 2 * expert_flops, 2 * expert_bytes, {combine});
     const uint64_t dispatch =
         r.collective(fmt::format("dispatch_bwd_{}", l), chakra::CommType::AllToAll, a2a, {experts});
     const uint64_t router = r.compute(fmt::format("router_bwd_{}", l), 2 * router_flops, 2 * router_bytes, {dispatch});
@@ -69,11 +68,12 @@ void validate(const MoeSpec& s) {
       throw Error("", flag, "is 0; must be at least 1");
   }
   if (s.ep < 2 || s.ep > limits::kMaxGeneratedNpus)
-    throw Error("", "--ep", fmt::format("is {}; must be 2 to {} GPUs (kMaxGeneratedNpus)", s.ep, limits::kMaxGeneratedNpus));
+    throw Error("", "--ep",
+                fmt::format("is {}; must be 2 to {} GPUs (kMaxGeneratedNpus)", s.ep, limits::kMaxGeneratedNpus));
   if (s.experts % s.ep != 0) {
-    throw Error("", "--experts",
-                fmt::format("is {}, not a multiple of --ep {}: each GPU holds experts/ep whole experts", s.experts,
-                            s.ep));
+    throw Error(
+        "", "--experts",
+        fmt::format("is {}, not a multiple of --ep {}: each GPU holds experts/ep whole experts", s.experts, s.ep));
   }
   if (s.top_k == 0 || s.top_k > s.experts)
     throw Error("", "--top-k", fmt::format("is {}; must be 1 to the {} experts", s.top_k, s.experts));
@@ -91,7 +91,8 @@ int64_t moe_all_to_all_bytes(const MoeSpec& s) {
   int64_t bytes = checked_mul(tokens, s.hidden, "", "--hidden");
   bytes = checked_mul(bytes, fused::dtype_bytes(s.dtype, "--dtype"), "", "--hidden");
   if (bytes > int64_t{1} << 50)
-    throw Error("", "--tokens-per-gpu", fmt::format("makes a {}-byte All-to-All per GPU; must be at most 1 PiB", bytes));
+    throw Error("", "--tokens-per-gpu",
+                fmt::format("makes a {}-byte All-to-All per GPU; must be at most 1 PiB", bytes));
   return bytes;
 }
 

@@ -9,8 +9,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "chorus/fused/gpu.hpp"
 #include "chorus/workload/chakra/trace.hpp"
