@@ -34,11 +34,13 @@ GpuSpec mi300x() {
                  304};
 }
 
-double positive_number(const nlohmann::json& j, const std::string& key, const std::string& path) {
+// `field` names the value in errors (a nested key as "peak_tflops.bf16").
+double positive_number(const nlohmann::json& j, const std::string& key, const std::string& path,
+                       const std::string& field) {
   if (!j.contains(key))
-    throw Error(path, key, "is missing");
+    throw Error(path, field, "is missing");
   if (!j[key].is_number() || j[key].get<double>() <= 0)
-    throw Error(path, key, fmt::format("is {}; must be a number > 0", j[key].dump()));
+    throw Error(path, field, fmt::format("is {}; must be a number > 0", j[key].dump()));
   return j[key].get<double>();
 }
 
@@ -52,10 +54,10 @@ GpuSpec gpu_from_json(const std::string& path) {
     throw Error(path, "peak_tflops", "must be an object of datatype -> TFLOP/s, e.g. {\"bf16\": 989}");
   for (const auto& [dtype, value] : j["peak_tflops"].items()) {
     dtype_bytes(dtype, fmt::format("{}: peak_tflops", path));
-    gpu.peak_flops[dtype] = positive_number(j["peak_tflops"], dtype, path) * 1e12;
+    gpu.peak_flops[dtype] = positive_number(j["peak_tflops"], dtype, path, "peak_tflops." + dtype) * 1e12;
   }
-  gpu.memory_bandwidth = Bandwidth::gb_per_s(positive_number(j, "memory_GBps", path));
-  const double units = positive_number(j, "compute_units", path);
+  gpu.memory_bandwidth = Bandwidth::gb_per_s(positive_number(j, "memory_GBps", path, "memory_GBps"));
+  const double units = positive_number(j, "compute_units", path, "compute_units");
   if (units != static_cast<double>(static_cast<uint32_t>(units)) || units > 1e6)
     throw Error(path, "compute_units", fmt::format("is {}; must be a whole number up to 1000000", units));
   gpu.compute_units = static_cast<uint32_t>(units);
