@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "chorus/core/error.hpp"
 #include "chorus/fused/model.hpp"
@@ -147,6 +149,34 @@ TEST(FusedModelBadInput, EachInconsistencyNamesItsFlag) {
   FusedRequest zero = gemm_a2a(std::nullopt);
   zero.shape.k = 0;
   EXPECT_EQ(field_of(zero), "--k");
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(FusedGpu, JsonFileLoadsAndBadValuesNameTheirField) {
+  const GpuSpec gpu =
+      load_gpu(write_temp("chorus_fused_gpu_ok.json",
+                          R"({"name": "x", "peak_tflops": {"bf16": 100}, "memory_GBps": 2000, "compute_units": 64})"));
+  EXPECT_EQ(gpu.peak("bf16", ""), 100e12);
+  EXPECT_EQ(gpu.memory_bandwidth.bytes_per_second(), 2000e9);
+  EXPECT_EQ(gpu.compute_units, 64u);
+  const auto field_of_file = [](const std::string& text) {
+    try {
+      load_gpu(write_temp("chorus_fused_gpu_bad.json", text));
+    } catch (const Error& e) {
+      return e.field();
+    }
+    return std::string();
+  };
+  EXPECT_EQ(field_of_file(R"({"peak_tflops": {"bf16": -1}, "memory_GBps": 1, "compute_units": 1})"),
+            "peak_tflops.bf16");
+  EXPECT_EQ(field_of_file(R"({"peak_tflops": {"bf16": 1}, "compute_units": 1})"), "memory_GBps");
+  EXPECT_EQ(field_of_file(R"({"peak_tflops": {"bf16": 1}, "memory_GBps": 1, "compute_units": 1.5})"), "compute_units");
+  EXPECT_EQ(field_of_file(R"({"peak_tflops": {"int3": 1}, "memory_GBps": 1, "compute_units": 1})"), "peak_tflops.int3");
 }
 
 }  // namespace

@@ -53,7 +53,8 @@ GpuSpec gpu_from_json(const std::string& path) {
   if (!j.contains("peak_tflops") || !j["peak_tflops"].is_object() || j["peak_tflops"].empty())
     throw Error(path, "peak_tflops", "must be an object of datatype -> TFLOP/s, e.g. {\"bf16\": 989}");
   for (const auto& [dtype, value] : j["peak_tflops"].items()) {
-    dtype_bytes(dtype, fmt::format("{}: peak_tflops", path));
+    if (dtype != "bf16" && dtype != "fp16" && dtype != "fp32" && dtype != "fp8")
+      throw Error(path, "peak_tflops." + dtype, "unknown datatype; expected bf16, fp16, fp32 or fp8");
     gpu.peak_flops[dtype] = positive_number(j["peak_tflops"], dtype, path, "peak_tflops." + dtype) * 1e12;
   }
   gpu.memory_bandwidth = Bandwidth::gb_per_s(positive_number(j, "memory_GBps", path, "memory_GBps"));
