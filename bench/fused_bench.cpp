@@ -64,3 +64,5 @@ BENCHMARK(BM_Dlrm128x8FusedIteration)->Unit(benchmark::kMillisecond)->Iterations
 
 }  // namespace
 }  // namespace chorus
+
+BENCHMARK_MAIN();
