@@ -18,6 +18,7 @@
 #include "chorus/workload/generators/llm_training.hpp"
 #include "chorus/workload/generators/microbench.hpp"
 #include "commands.hpp"
+#include "generate_recsys_moe.hpp"
 #include "terminal_progress.hpp"
 
 namespace chorus::cli {
@@ -163,6 +164,8 @@ void register_generate_command(CLI::App& app) {
   generate->require_subcommand(1);
   register_microbench(*generate);
   register_llm(*generate);
+  register_generate_dlrm(*generate);
+  register_generate_moe(*generate);
 }
 
 }  // namespace chorus::cli

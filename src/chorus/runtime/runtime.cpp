@@ -370,16 +370,35 @@ class Runtime {
 
   void check_same_collective(const CollectiveInstance& c, uint32_t npu, uint32_t node) const {
     const WorkloadNode& n = workload_.npus[npu].nodes[node];
-    if (n.comm == c.type && n.bytes == c.bytes)
-      return;
     const auto [first_npu, first_node] = c.members.front();
-    const WorkloadNode& other = workload_.npus[first_npu].nodes[first_node];
+    const WorkloadNode& first = workload_.npus[first_npu].nodes[first_node];
+    if (n.comm == c.type && n.bytes == c.bytes && n.fused_tiles == first.fused_tiles && n.fused_op == first.fused_op)
+      return;
+    if (n.comm == c.type && n.bytes == c.bytes) {
+      throw Error(workload_.npus[npu].file, fmt::format("node {}", n.id),
+                  fmt::format("fusion marks differ within one collective: here fused_op '{}' with {} tiles, on NPU "
+                              "{} ({} node {}) '{}' with {} tiles",
+                              n.fused_op, n.fused_tiles, first_npu, workload_.npus[first_npu].file, first.id,
+                              first.fused_op, first.fused_tiles));
+    }
+    const WorkloadNode& other = first;
     throw Error(
         workload_.npus[npu].file, fmt::format("node {}", n.id),
         fmt::format("{} of {} bytes is collective #{} on group '{}', but on NPU {} ({} node {}) that "
                     "collective is {} of {} bytes",
                     to_string(n.comm), n.bytes, executors_[npu].collective_index[node], workload_.groups[n.group].name,
                     first_npu, workload_.npus[first_npu].file, other.id, to_string(other.comm), other.bytes));
+  }
+
+  // A fused collective (fused_ops.hpp) lasts what its tile pipeline adds after its compute input; others `whole`.
+  Time fused_tail(const CollectiveInstance& c, Time whole, const std::vector<uint32_t>& group) {
+    const auto [npu, node] = c.members.front();
+    const NpuGraph& g = workload_.npus[npu];
+    if (g.nodes[node].fused_tiles == 0)
+      return whole;
+    const Time compute = compute_time(npu, g.nodes[g.deps[g.dep_offsets[node]]]);
+    report_.fused_ops.push_back(time_fused_op(g, node, compute, whole, c.type, c.bytes, group, timer_));
+    return report_.fused_ops.back().fused - compute;
   }
 
   void start_collective(uint32_t group_index, const CollectiveInstance& c) {
@@ -394,11 +413,13 @@ class Runtime {
     r.start = c.last_issue;
     r.end = c.last_issue;
     r.node_id = workload_.npus[c.members.front().first].nodes[c.members.front().second].id;
+    r.fused = workload_.npus[c.members.front().first].nodes[c.members.front().second].fused_tiles > 0;
     for (const auto& [npu, node] : c.members)
       executors_[npu].transfer_start[node] = now_;  // the members before the last waited for it
     if (simulated_kind(c.type)) {
       const TimedCollective& t = timer_.time(c.type, c.bytes, group.npus);
-      r.end = r.start + t.duration;
+      const Time duration = fused_tail(c, t.duration, group.npus);
+      r.end = r.start + duration;
       r.algorithm = t.algorithm;
       r.nccl_size = t.nccl_size.count();
       if (bounds_)
@@ -408,7 +429,7 @@ class Runtime {
       if (contention_) {
         const size_t index = report_.collectives.size();
         report_.collectives.push_back(std::move(r));
-        start_contended(group.npus, t, c.members, index);
+        start_contended(group.npus, t, duration, c.members, index);
         return;
       }
     } else {
@@ -419,9 +440,9 @@ class Runtime {
     report_.collectives.push_back(std::move(r));
   }
 
-  void start_contended(const std::vector<uint32_t>& group, const TimedCollective& t,
+  void start_contended(const std::vector<uint32_t>& group, const TimedCollective& t, Time duration,
                        const std::vector<std::pair<uint32_t, uint32_t>>& members, size_t report) {
-    const std::vector<EndChange>& changes = contention_->start(now_, t.duration, links_->link_bytes(group, t));
+    const std::vector<EndChange>& changes = contention_->start(now_, duration, links_->link_bytes(group, t));
     // The new collective is always among the changes; its id may reuse a finished one's slot.
     for (const EndChange& e : changes) {
       if (e.id >= contended_.size())

@@ -32,6 +32,7 @@
 
 #include "chorus/astra/system_config.hpp"
 #include "chorus/network/link_stats.hpp"
+#include "chorus/runtime/fused_ops.hpp"
 #include "chorus/runtime/remote_memory.hpp"
 #include "chorus/sim/collective_run.hpp"
 #include "chorus/topology/topology.hpp"
@@ -75,6 +76,7 @@ struct CollectiveReport {
   Time end;
   Time lower_bound;      // on the physical links the group uses (group_bound.hpp); 0 when not computed
   uint64_t node_id = 0;  // the node on the group's first member
+  bool fused = false;    // ends a fused operator: its span is the pipeline's tail after the compute (fused_ops.hpp)
 };
 
 enum class Track : uint8_t { Compute, Comm, Memory };
@@ -91,6 +93,7 @@ struct RunReport {
   Time finish;
   std::vector<NpuReport> npus;
   std::vector<CollectiveReport> collectives;
+  std::vector<FusedOpReport> fused_ops;  // one per fused operator run (fused_ops.hpp)
   std::vector<TimelineEvent> timeline;
   std::optional<LinkStats> links;  // with RuntimeOptions::link_stats under aware or flow
   uint64_t events = 0;

@@ -13,6 +13,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/io/json_file.hpp"
+#include "chorus/workload/fusion_marks.hpp"
 
 namespace chorus {
 
@@ -241,6 +242,7 @@ WorkloadNode convert(const chakra::TraceNode& t, const std::string& file, uint32
   if (n.num_ops < 0 || n.tensor_size < 0)
     throw node_error(file, t.id, "negative num_ops or tensor_size");
   check_ranges(t, file);
+  read_fusion_mark(t, file, n);
   return n;
 }
 
@@ -431,6 +433,7 @@ NpuGraph build_npu_graph(const chakra::ChakraTrace& trace, uint32_t npu, uint32_
   for (const chakra::TraceNode& t : trace.nodes)
     add_node(t, npu, npus, groups, g, pending);
   build_edges(pending, g);
+  check_fusion_marks(g);
   return g;
 }
 
@@ -449,6 +452,7 @@ Workload load_workload(const std::string& workload, const std::string& comm_grou
     chakra::for_each_chakra_node(files[r],
                                  [&](const chakra::TraceNode& t) { add_node(t, r, npus, table, g, pending); });
     build_edges(pending, g);
+    check_fusion_marks(g);
   }
   w.groups = std::move(table.groups);
   check_membership(w);

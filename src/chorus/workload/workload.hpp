@@ -50,6 +50,8 @@ struct WorkloadNode {
   int64_t tag = 0;
   int64_t priority = 0;  // comm_priority (EXPLICIT scheduling)
   uint64_t duration_micros = 0;
+  std::string fused_op;      // COMM_COLL fused with its compute input (fusion_marks.hpp); "" when not fused
+  uint32_t fused_tiles = 0;  // its tile count; 0 when not fused
 };
 
 // One NPU's nodes in file order, with dependencies as indices into `nodes` (CSR).
