@@ -34,7 +34,7 @@ TEST(NcclTestsLog, ReadsBothColumnGroups) {
   EXPECT_EQ(log.rows[1].size, Bytes(int64_t{16} << 30));
   EXPECT_DOUBLE_EQ(log.rows[1].out_of_place.busbw_GBps, 450.3);
   EXPECT_DOUBLE_EQ(log.rows[1].in_place->time_us, 120000.0);  // %e when the time does not fit 7 characters
-  EXPECT_EQ(log.rows[1].line, 6u);
+  EXPECT_EQ(log.rows[1].line, 7u);  // comment, 3 header lines, the NCCL INFO line, then the rows
   EXPECT_EQ(log.find(Bytes(8)), &log.rows[0]);
   EXPECT_EQ(log.find(Bytes(9)), nullptr);
 }

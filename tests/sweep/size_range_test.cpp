@@ -58,7 +58,7 @@ TEST(SizeRange, BadRangesAreRefused) {
   expect_error("8B:8GiB:2", "not a size range");
   expect_error("1B:1GiB:+1B", "more than 10000 sizes");
   expect_error("1KiB,,2KiB", "cannot parse");
-  expect_error("1KiB:2PiB:x2", "cannot parse");
+  expect_error("1KiB:2PiB:x2", "unknown size unit 'PiB'");
 }
 
 }  // namespace

@@ -112,8 +112,10 @@ void link_section(HtmlPage& page, const ReportContext& context) {
   for (const auto& [name, values] : groups)
     peak = std::max(peak, *std::max_element(values.begin(), values.end()));
   // Colours span 0 to the busiest link, so that a lightly loaded network still shows where its load is.
-  HeatMap map{"busy time / run time of each link, one row per dimension", {}, {},
-              fmt::format("{:.3f}, the busiest link", peak)};
+  HeatMap map{"busy time / run time of each link, one row per dimension",
+              {},
+              {},
+              fmt::format("{:.3f} (the busiest link)", peak)};
   std::vector<std::vector<std::string>> rows = {{"dimension", "links", "mean utilisation", "max utilisation"}};
   for (const auto& [name, values] : groups) {
     double sum = 0;

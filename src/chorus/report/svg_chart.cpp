@@ -284,9 +284,8 @@ std::string render_heat_map(const HeatMap& chart) {
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"20\" height=\"10\" fill=\"{}\"/>", kNameWidth + 20.0 * i,
                        scale_y, heat_color(i / 10.0));
   }
-  out +=
-      fmt::format("<text x=\"{}\" y=\"{}\" class=\"tick\">0</text><text x=\"{}\" y=\"{}\" class=\"tick\">1 ({})</text>",
-                  kNameWidth - 10, scale_y + 9, kNameWidth + 226, scale_y + 9, xml_escape(chart.value_label));
+  out += fmt::format("<text x=\"{}\" y=\"{}\" class=\"tick\">0</text><text x=\"{}\" y=\"{}\" class=\"tick\">{}</text>",
+                     kNameWidth - 10, scale_y + 9, kNameWidth + 226, scale_y + 9, xml_escape(chart.value_label));
   return out + "</svg>";
 }
 

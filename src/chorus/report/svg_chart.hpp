@@ -53,7 +53,7 @@ struct HeatMap {
   std::string title;
   std::vector<std::string> row_names;
   std::vector<std::vector<double>> rows;  // each value in [0, 1]
-  std::string value_label;                // "utilisation"
+  std::string value_label;                // what 1 stands for, printed at the top of the colour scale
 };
 
 std::string render_heat_map(const HeatMap& chart);
