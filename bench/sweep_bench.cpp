@@ -23,7 +23,7 @@ void run_sweep(benchmark::State& state, const Topology& topology, const std::str
   }
   state.counters["points"] = static_cast<double>(sweep.points.size());
   state.counters["bound_s"] = sweep.bound_wall_s;
-  state.counters["ratio_at_32GiB"] = sweep.points.back().ratio().value_or(0);
+  state.counters["ratio_at_last_size"] = sweep.points.back().ratio().value_or(0);
 }
 
 Topology torus() {
