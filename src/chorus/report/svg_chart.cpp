@@ -81,7 +81,7 @@ struct Axis {
         break;
     }
     for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step)
-      out.push_back(v);
+      out.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);  // no "-0" from rounding
     return out;
   }
 };
@@ -108,8 +108,11 @@ std::pair<double, double> range(const LineChart& chart, bool x) {
     return {1, 10};
   if (lo == hi)
     return log ? std::pair{lo / 2, hi * 2} : std::pair{lo - 1, hi + 1};
-  if (!log)
-    lo = std::min(lo, 0.0);
+  if (!log) {
+    // A margin of 5 % instead of a zero baseline: a scatter of close values (a Pareto front) stays readable.
+    const double margin = (hi - lo) * 0.05;
+    return {lo - margin, hi + margin};
+  }
   return {lo, hi};
 }
 
