@@ -11,12 +11,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "bound_json.hpp"
 #include "chorus/collective/collective.hpp"
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/core/parse_units.hpp"
+#include "chorus/sweep/size_range.hpp"
 #include "commands.hpp"
+#include "size_sweep.hpp"
 #include "terminal_progress.hpp"
 #include "topology_options.hpp"
 
@@ -32,6 +35,7 @@ struct BoundCommandOptions {
   uint32_t root = 0;
   std::string information_bound = "auto";
   bool json = false;
+  SweepFlags sweep;
 };
 
 CollectiveKind parse_kind(const std::string& text) {
@@ -52,31 +56,6 @@ BoundMethod parse_sinks(const std::string& text) {
   return *method;
 }
 
-double nanoseconds(Time t) {
-  return static_cast<double>(t.picoseconds()) / 1e3;
-}
-
-void print_json(const LowerBound& b, const Topology& topology) {
-  nlohmann::json j;
-  j["collective"] = to_string(b.collective);
-  j["topology"] = topology.name();
-  j["size_bytes"] = b.size.count();
-  j["npus"] = b.npus;
-  j["method"] = to_string(b.method);
-  j["bound_ns"] = nanoseconds(b.bound);
-  j["bandwidth_bound_ns"] = nanoseconds(b.bandwidth_bound);
-  j["latency_bound_ns"] = nanoseconds(b.latency_bound);
-  j["worst_cut_npus"] = b.worst_cut_npus;
-  j["worst_cut_nodes"] = b.worst_cut.size();
-  if (b.all_gather)
-    j["all_gather_bandwidth_bound_ns"] = nanoseconds(b.all_gather->time);
-  if (b.reduce_scatter)
-    j["reduce_scatter_bandwidth_bound_ns"] = nanoseconds(b.reduce_scatter->time);
-  j["information_bound_ns"] = b.information_bound ? nlohmann::json(nanoseconds(*b.information_bound)) : nullptr;
-  j["max_flows"] = b.max_flows;
-  std::cout << j.dump() << "\n";
-}
-
 void print_text(const LowerBound& b, const Topology& topology) {
   fmt::print("collective         {} of {} on {} ({} NPUs, method {})\n", to_string(b.collective), to_string(b.size),
              topology.name(), b.npus, to_string(b.method));
@@ -90,7 +69,7 @@ void print_text(const LowerBound& b, const Topology& topology) {
 
 void run_bound(const BoundCommandOptions& o) {
   const CollectiveKind kind = parse_kind(o.collective);
-  const Bytes size = parse_size(o.size, "--size");
+  const std::vector<Bytes> sizes = parse_size_range(o.size, "--size");
   BoundOptions options;
   options.method = parse_sinks(o.sinks);
   options.root = NodeId{o.root};
@@ -103,9 +82,14 @@ void run_bound(const BoundCommandOptions& o) {
   }
   const std::unique_ptr<Progress> progress = terminal_progress(o.json);
   options.progress = progress.get();
+  if (sweep_requested(o.size, o.sweep)) {
+    refuse_single_run_flags(o.json, false);
+    return run_bound_sweep(topology, kind, sizes, options, o.sweep);
+  }
+  const Bytes size = sizes.front();
   const LowerBound b = lower_bound(topology, Collective{kind, size, topology.npu_count()}, options);
   if (o.json) {
-    print_json(b, topology);
+    std::cout << bound_json(b, topology).dump() << "\n";
   } else {
     print_text(b, topology);
   }
@@ -123,7 +107,10 @@ void register_bound_command(CLI::App& app) {
                    "all_reduce, all_gather, reduce_scatter, all_to_all, "
                    "broadcast or reduce")
       ->required();
-  command->add_option("--size", options->size, "NCCL size: AG = gathered output, RS = input, AR = vector (e.g. 1GiB)")
+  command
+      ->add_option("--size", options->size,
+                   "NCCL size: AG = gathered output, RS = input, AR = vector (e.g. 1GiB); a sweep: 8B:32GiB:x2, "
+                   "1MiB:8MiB:+1MiB or 1MiB,64MiB")
       ->required();
   command->add_option("--sinks", options->sinks,
                       "auto (symmetric, else one sink, when the NPUs are provably symmetric), all (exact), one (exact "
@@ -133,6 +120,7 @@ void register_bound_command(CLI::App& app) {
   command->add_option("--information-bound", options->information_bound,
                       "All-Reduce: also the weaker information (min-cut) bound: auto (up to 1024 NPUs), on, off");
   command->add_flag("--json", options->json, "print one JSON object");
+  add_sweep_flags(*command, options->sweep, false);
   command->callback([options] { run_bound(*options); });
 }
 

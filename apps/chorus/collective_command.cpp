@@ -20,10 +20,12 @@
 #include "chorus/network/model_registry.hpp"
 #include "chorus/sim/collective_run.hpp"
 #include "chorus/sim/default_chunks.hpp"
+#include "chorus/sweep/size_range.hpp"
 #include "collective_msccl.hpp"
 #include "collective_synth.hpp"
 #include "commands.hpp"
 #include "feasibility.hpp"
+#include "size_sweep.hpp"
 #include "topology_options.hpp"
 
 namespace chorus::cli {
@@ -46,6 +48,7 @@ struct CollectiveOptions {
   std::string link_stats;
   bool json = false;
   bool compare_synth = false;   // --algorithm msccl:FILE only
+  SweepFlags sweep;             // --size ranges, --csv, --jsonl, --compare, --report (size_sweep.hpp)
   SynthFlags synth;             // --algorithm synth only
   std::set<std::string> given;  // the options on the command line
 };
@@ -151,12 +154,17 @@ void run(const CollectiveOptions& o) {
                 fmt::format("unknown network model '{}'; expected one of {}", o.model, network_models().names()));
   const Topology topology = make_topology(o.topology);
   const CollectiveKind kind = parse_kind(o.collective);
-  const Bytes given = parse_size(o.size, "--size");
+  const std::vector<Bytes> sizes = parse_size_range(o.size, "--size");
+  const Bytes given = sizes.front();
   refuse_ignored_options(o);
   if (o.algorithm == "synth") {
+    if (sweep_requested(o.size, o.sweep))
+      throw Error("", "--size", "size sweeps run the built-in algorithms; --algorithm synth takes one size");
     return run_synth_collective(topology, kind, given, *model, o.synth, o.json);
   }
   if (o.algorithm.starts_with(kMscclPrefix)) {
+    if (sweep_requested(o.size, o.sweep))
+      throw Error("", "--size", "size sweeps run the built-in algorithms; --algorithm msccl:FILE takes one size");
     return run_msccl_collective(topology, {o.algorithm, kind, given, *model, o.compare_synth, o.synth, o.json});
   }
   CollectiveRunOptions options;
@@ -179,6 +187,12 @@ void run(const CollectiveOptions& o) {
     options.plan = native_plan(o);
     if (!o.given.contains("--splits"))
       options.plan.splits = default_splits(topology, collective, options.plan);
+  }
+  if (sweep_requested(o.size, o.sweep)) {
+    refuse_single_run_flags(o.json, !o.link_stats.empty());
+    const SweepRequest request{kind, sizes, options, o.system.empty() && !o.given.contains("--splits"),
+                               options.astra_compatible};
+    return run_collective_sweep(topology, request, o.sweep);
   }
   const auto started = std::chrono::steady_clock::now();
   const CollectiveRunResult result = run_collective(topology, collective, options);
@@ -270,7 +284,7 @@ void register_collective_command(CLI::App& app) {
       ->required();
   cmd->add_option("--size", options->size,
                   "buffer size, e.g. 64MiB (All-Gather: the gathered output; with --system: ASTRA-sim's comm_size, "
-                  "for All-Gather each NPU's contribution)")
+                  "for All-Gather each NPU's contribution); a sweep: 8B:32GiB:x2, 1MiB:8MiB:+1MiB or 1MiB,64MiB")
       ->required();
   cmd->add_option(
       "--algorithm", options->algorithm,
@@ -293,6 +307,7 @@ void register_collective_command(CLI::App& app) {
   cmd->add_option("--model", options->model, network_models().help());
   cmd->add_option("--link-stats", options->link_stats, "write per-link statistics (aware, flow) to this CSV file");
   cmd->add_flag("--json", options->json, "print one JSON object");
+  add_sweep_flags(*cmd, options->sweep, true);
   cmd->callback([options, cmd] {
     for (const CLI::Option* option : cmd->get_options()) {
       if (option->count() > 0)

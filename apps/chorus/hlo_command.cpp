@@ -7,7 +7,6 @@
 //   chorus hlo validate PROFILE.csv [--system tpuv3] [--json]   (XLA TPU op profile: FLOPs and times vs measured)
 // --system takes a preset name (tpuv3, tpuv4, a100, h100) or a JSON system file; see docs/hlo.md.
 #include <algorithm>
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -20,6 +19,7 @@
 #include "chorus/hlo/parser.hpp"
 #include "chorus/hlo/report.hpp"
 #include "chorus/hlo/validation.hpp"
+#include "chorus/io/output_file.hpp"
 #include "chorus/sim/collective_run.hpp"
 #include "commands.hpp"
 #include "topology_options.hpp"
@@ -94,10 +94,7 @@ void run_analyze(const AnalyzeOptions& o) {
       hlo::analyze(module, system, {.npus = o.npus, .iterations = o.iterations, .network = network.get()});
   warn_below_bound(module, a);
   if (!o.csv.empty()) {
-    std::ofstream out(o.csv);
-    if (!out)
-      throw Error(o.csv, "", "cannot open for writing");
-    out << hlo::analysis_csv(module, a);
+    write_output_file(o.csv, "--csv", hlo::analysis_csv(module, a));  // gzip when the name ends in .gz
   }
   if (o.json)
     fmt::print("{}\n", hlo::analysis_to_json(module, system, a).dump(1));

@@ -5,7 +5,6 @@
 //   chorus netopt ... --budget dollars=2.5e6 --objective time --cross-check --json
 //   chorus netopt --cost cost.yml --workload gpt3.txt --budget total-bw=500GB/s --sweep shapes.yml --csv out.csv
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -15,10 +14,12 @@
 
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
+#include "chorus/io/output_file.hpp"
 #include "chorus/netopt/budget_text.hpp"
 #include "chorus/netopt/cost_model.hpp"
 #include "chorus/netopt/cross_check.hpp"
 #include "chorus/netopt/sweep.hpp"
+#include "chorus/report/pareto_report.hpp"
 #include "commands.hpp"
 #include "terminal_progress.hpp"
 
@@ -30,6 +31,7 @@ using namespace chorus::netopt;
 
 struct NetoptOptions {
   std::string network, cost, workload, comm, sweep, csv;
+  std::string report;  // with --sweep: the Pareto front as HTML (report/pareto_report.hpp)
   std::vector<std::string> budgets, constraints;
   std::string objective = "time";
   std::string time_target, min_bw, max_bw, latency;
@@ -198,10 +200,13 @@ void run_sweep_command(const NetoptOptions& o) {
                                        parse_objective(o.objective), budget, progress.get());
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!o.csv.empty()) {
-    std::ofstream out(o.csv);
-    if (!out)
-      throw Error(o.csv, "file", "cannot write");
-    write_csv(out, result);
+    std::ostringstream text;
+    write_csv(text, result);
+    write_output_file(o.csv, "--csv", text.str());  // gzip when the name ends in .gz
+  }
+  if (!o.report.empty()) {
+    write_output_file(o.report, "--report",
+                      pareto_report_html(result, fmt::format("chorus netopt: {} network shapes", result.shapes)));
   }
   if (o.json) {
     nlohmann::json j = {
@@ -224,6 +229,9 @@ void run_sweep_command(const NetoptOptions& o) {
 
 void run(const NetoptOptions& o) {
   if (o.sweep.empty()) {
+    if (!o.report.empty())
+      throw Error("netopt", "--report",
+                  "applies only with --sweep (it charts the time-cost Pareto front of the shapes)");
     run_single(o);
   } else {
     run_sweep_command(o);
@@ -251,7 +259,8 @@ void register_netopt_command(CLI::App& app) {
   cmd->add_flag("--cross-check", o->cross_check, "simulate the optimized and equal-split designs");
   cmd->add_option("--splits", o->splits, "chunks per collective in the cross-check simulation (default 16)");
   cmd->add_option("--sweep", o->sweep, "shapes YAML: optimise and rank many network shapes");
-  cmd->add_option("--csv", o->csv, "with --sweep: write every ranked shape to this CSV file");
+  cmd->add_option("--csv", o->csv, "with --sweep: write every ranked shape to this CSV file (.gz: compressed)");
+  cmd->add_option("--report", o->report, "with --sweep: write the time-cost Pareto front as an HTML file");
   cmd->add_option("--top", o->top, "with --sweep: shapes to print (default 10)");
   cmd->add_option("--sweep-max-dims", o->limits.max_dimensions, "with --sweep: most dimensions a shape may have (8)");
   cmd->add_option("--sweep-max-npus", o->limits.max_npus, "with --sweep: most NPUs the shapes file may ask for (2^24)")

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <utility>
@@ -19,7 +20,9 @@
 
 #include "chorus/astra/system_config.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/io/output_file.hpp"
 #include "chorus/network/model_registry.hpp"
+#include "chorus/report/sim_report.hpp"
 #include "chorus/runtime/reports.hpp"
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/workload/workload.hpp"
@@ -44,6 +47,9 @@ struct SimOptions {
   bool no_timeline = false;
   bool no_bounds = false;
   bool json = false;
+  bool report = false;  // DIR/report.html (report/sim_report.hpp)
+  std::string timeline_level = "auto";
+  size_t timeline_max_events = TimelineLimits{}.max_events;
   double injection_scale = 1;  // ASTRA-sim: multiplies the system JSON's endpoint-delay
   // ASTRA-sim options chorus accepts without using, and why, with the option each registered.
   std::array<std::pair<const char*, const char*>, 7> ignored{{
@@ -73,14 +79,21 @@ void add_options(CLI::App& cmd, SimOptions& o) {
   cmd.add_option("--comm-groups,--comm-group-configuration", o.comm_groups,
                  "communicator groups JSON {\"<pg_name>\": [npu, ...]}");
   cmd.add_option("--model", o.model, network_models().help());
-  cmd.add_option("--out", o.out, "write summary.json, collectives.csv, timeline.json and (aware, flow) links.csv here");
+  cmd.add_option("--out", o.out,
+                 "write summary.json, npus.csv, collectives.csv, timeline.json and (aware, flow) links.csv here");
   cmd.add_flag("--no-resource-limits", o.no_resource_limits,
                "let any number of compute and communication nodes run at once on an NPU");
   cmd.add_flag("--contention", o.contention,
                "with --model flow: overlapping collectives share the links they have in common");
   cmd.add_flag("--no-timeline", o.no_timeline, "with --out: do not record or write timeline.json");
+  cmd.add_option("--timeline-level", o.timeline_level,
+                 "timeline.json: auto (every event up to --timeline-max-events, else every k-th NPU whole), full, "
+                 "comm (the communication track of every NPU)");
+  cmd.add_option("--timeline-max-events", o.timeline_max_events,
+                 "with --timeline-level auto: the most events timeline.json holds (default 200000, about 30 MB)");
   cmd.add_flag("--no-bounds", o.no_bounds, "skip the per-collective lower bounds");
   cmd.add_flag("--json", o.json, "print summary.json on stdout instead of the table");
+  cmd.add_flag("--report", o.report, "with --out: also write DIR/report.html (charts in one self-contained file)");
   cmd.add_option("--injection-scale", o.injection_scale,
                  "with --system: multiply its endpoint-delay by this factor (ASTRA-sim's option)");
   for (size_t i = 0; i < o.ignored.size(); ++i) {
@@ -91,6 +104,13 @@ void add_options(CLI::App& cmd, SimOptions& o) {
 
 // Options that cannot apply to this run are refused; ASTRA-sim options chorus does not use get a notice each.
 void check_applicable(const SimOptions& o, const std::optional<AstraSystemConfig>& system) {
+  if (!parse_timeline_level(o.timeline_level)) {
+    throw Error("", "--timeline-level", fmt::format("is '{}'; expected auto, full or comm", o.timeline_level));
+  }
+  if (o.timeline_max_events == 0)
+    throw Error("", "--timeline-max-events", "is 0; must be >= 1 (--no-timeline writes none)");
+  if (o.report && o.out.empty())
+    throw Error("", "--report", "applies only with --out (it writes DIR/report.html)");
   if (o.no_timeline && o.out.empty())
     throw Error("", "--no-timeline", "applies only with --out (the timeline is only written there)");
   if (!std::isfinite(o.injection_scale) || o.injection_scale < 0) {
@@ -161,8 +181,18 @@ void run(const SimOptions& o) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   warn_below_bound(report, *model);
   const ReportContext context{workload, report, to_string(*model), topology.name(), wall_s, &topology};
+  const TimelineLimits timeline{*parse_timeline_level(o.timeline_level), o.timeline_max_events};
   if (!o.out.empty())
-    write_reports(o.out, context);
+    write_reports(o.out, context, timeline);
+  if (const TimelineSelection kept = select_timeline(report, timeline); kept.kept < kept.total) {
+    std::cerr << fmt::format(
+        "notice: timeline.json holds {} of {} events ({}); --timeline-level full writes every one\n", kept.kept,
+        kept.total,
+        kept.level == TimelineLevel::Comm ? "the communication tracks"
+                                          : fmt::format("NPUs 0, {}, {}, ...", kept.npu_stride, 2 * kept.npu_stride));
+  }
+  if (o.report)
+    write_output_file((std::filesystem::path(o.out) / "report.html").string(), "--report", sim_report_html(context));
   if (o.json) {
     std::cout << summary_json(context).dump() << "\n";
   } else {

@@ -17,6 +17,8 @@
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
+#include "chorus/io/output_file.hpp"
+#include "chorus/report/synth_report.hpp"
 #include "chorus/synth/chakra_export.hpp"
 #include "chorus/synth/dimensional.hpp"
 #include "chorus/synth/msccl_xml.hpp"
@@ -41,6 +43,7 @@ struct SynthCommandOptions {
   std::string chakra;
   bool verify = false;
   bool json = false;
+  std::string report;  // HTML (report/synth_report.hpp)
   bool dimensional = false;
 };
 
@@ -83,9 +86,12 @@ void write_schedule_json(const std::string& path, const SynthResult& r) {
 // Dimension-wise synthesis (dimensional.hpp): per-line schedules composed in stages; transfers are counted, not
 // materialized, so the per-transfer outputs are not available.
 void run_dimensional(const SynthCommandOptions& o, const Topology& topology, const SynthOptions& options) {
-  if (!o.out.empty() || !o.schedule_json.empty() || o.verify || !o.chakra.empty()) {
+  if (!o.out.empty() || !o.schedule_json.empty() || o.verify || !o.chakra.empty() || !o.report.empty()) {
     throw Error("synth",
-                o.verify ? "--verify" : (!o.chakra.empty() ? "--chakra" : (o.out.empty() ? "--schedule" : "--out")),
+                o.verify
+                    ? "--verify"
+                    : (!o.chakra.empty() ? "--chakra"
+                                         : (!o.report.empty() ? "--report" : (o.out.empty() ? "--schedule" : "--out"))),
                 "is not available with dimension-wise synthesis (transfers are counted, not materialized); the line "
                 "schedules it composes are certified in the tests");
   }
@@ -166,6 +172,8 @@ void run(const SynthCommandOptions& o) {
   }
   if (!o.schedule_json.empty())
     write_schedule_json(o.schedule_json, r);
+  if (!o.report.empty())
+    write_output_file(o.report, "--report", synth_report_html(r, topology, bound.bound));
   if (!o.chakra.empty())
     write_chakra_schedule((std::filesystem::path(o.chakra) / to_string(r.kind)).string(), r, topology);
   std::optional<SynthCheck> check;
@@ -251,6 +259,8 @@ void register_synth_command(CLI::App& app) {
   cmd->add_flag("--verify", options->verify,
                 "check the result: every chunk delivered, no link double-booked, aware-model simulation");
   cmd->add_flag("--json", options->json, "print one JSON object");
+  cmd->add_option("--report", options->report,
+                  "write an HTML report: the link time chart of the schedule and its ratio to the lower bound");
   cmd->add_flag("--dimensional", options->dimensional,
                 "synthesize one line per dimension and compose (automatic when the group is too large for the flat "
                 "synthesizer)");

@@ -565,6 +565,7 @@ Time phase_latency(const Context& c, const CapacityGraph& g) {
 void set_worst_cut(LowerBound& r, const Cut& cut) {
   r.worst_cut = members_of(cut);
   r.worst_cut_npus = cut.npus;
+  r.worst_cut_bandwidth = cut.bandwidth;
 }
 
 void bound_gather_or_scatter(const Context& c, bool scatter) {
@@ -576,6 +577,7 @@ void bound_gather_or_scatter(const Context& c, bool scatter) {
   r.bound = std::max(r.bandwidth_bound, r.latency_bound);
   r.worst_cut = cut.cut;
   r.worst_cut_npus = cut.cut_npus;
+  r.worst_cut_bandwidth = cut.cut_bandwidth;
   (scatter ? r.reduce_scatter : r.all_gather) = std::move(cut);
 }
 
@@ -585,6 +587,7 @@ Time information_bound(const Context& c, const CapacityGraph& g, Time latency) {
   const Cut cut = c.method == BoundMethod::BruteForce
                       ? separating_cut_brute_force(g, c.topology.name())
                       : separating_cut_by_flows(g, c.options.tolerance, c.result.max_flows, c.progress);
+  c.result.information_cut_bandwidth = cut.bandwidth;
   return std::max(floor_transfer_time(c.collective.size, 1, 1, cut.bandwidth), latency);
 }
 
@@ -602,6 +605,7 @@ void bound_all_reduce(const Context& c) {
     r.information_bound = information_bound(c, forward, latency);
   r.worst_cut = gather.cut;
   r.worst_cut_npus = gather.cut_npus;
+  r.worst_cut_bandwidth = gather.cut_bandwidth;
   r.all_gather = std::move(gather);
   r.reduce_scatter = std::move(scatter);
 }
@@ -758,6 +762,57 @@ LowerBound lower_bound(const Topology& topology, const Collective& collective, c
       break;
   }
   return result;
+}
+
+namespace {
+
+// A CutBound's time at another size: the same cut, the same rounding as to_cut_bound.
+void rescale_cut(std::optional<CutBound>& cut, Bytes size, uint32_t npus) {
+  if (!cut)
+    return;
+  cut->seconds = transfer_seconds(size, cut->cut_npus, npus, cut->cut_bandwidth);
+  cut->time = floor_transfer_time(size, cut->cut_npus, npus, cut->cut_bandwidth);
+}
+
+}  // namespace
+
+LowerBound lower_bound_at_size(const LowerBound& reference, Bytes size) {
+  if (size < Bytes(0))
+    throw Error("lower bound", "size", fmt::format("is {} bytes; must be >= 0", size.count()));
+  LowerBound r = reference;
+  r.size = size;
+  r.max_flows = 0;
+  if (r.npus <= 1)
+    return r;  // every bound is zero
+  rescale_cut(r.all_gather, size, r.npus);
+  rescale_cut(r.reduce_scatter, size, r.npus);
+  const uint64_t n = r.npus;
+  const uint64_t cut_npus = r.worst_cut_npus;
+  switch (r.collective) {
+    case CollectiveKind::AllGather:
+    case CollectiveKind::ReduceScatter:
+      r.bandwidth_bound = (r.all_gather ? r.all_gather : r.reduce_scatter)->time;
+      r.bound = std::max(r.bandwidth_bound, r.latency_bound);
+      break;
+    case CollectiveKind::AllReduce: {
+      const Time latency = Time::ps(r.latency_bound.picoseconds() / 2);  // one α-diameter per phase
+      r.bandwidth_bound = r.reduce_scatter->time + r.all_gather->time;
+      r.bound = std::max(r.reduce_scatter->time, latency) + std::max(r.all_gather->time, latency);
+      if (r.information_bound)
+        r.information_bound = std::max(floor_transfer_time(size, 1, 1, r.information_cut_bandwidth), latency);
+      break;
+    }
+    case CollectiveKind::AllToAll:
+      r.bandwidth_bound = floor_transfer_time(size, cut_npus * (n - cut_npus), n, r.worst_cut_bandwidth);
+      r.bound = std::max(r.bandwidth_bound, r.latency_bound);
+      break;
+    case CollectiveKind::Broadcast:
+    case CollectiveKind::Reduce:
+      r.bandwidth_bound = floor_transfer_time(size, 1, 1, r.worst_cut_bandwidth);
+      r.bound = std::max(r.bandwidth_bound, r.latency_bound);
+      break;
+  }
+  return r;
 }
 
 }  // namespace chorus

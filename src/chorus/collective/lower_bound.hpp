@@ -91,6 +91,8 @@ struct LowerBound {
   // data must enter S).
   std::vector<NodeId> worst_cut;
   uint32_t worst_cut_npus = 0;
+  double worst_cut_bandwidth = 0;        // B+(S) of the binding cut in bytes/s (All-Reduce: unused, see the CutBounds)
+  double information_cut_bandwidth = 0;  // the separating cut behind information_bound, bytes/s
 
   std::optional<CutBound> all_gather;      // All-Gather, All-Reduce
   std::optional<CutBound> reduce_scatter;  // Reduce-Scatter, All-Reduce
@@ -109,6 +111,11 @@ class BoundNotComputed : public Error {
 // Throws chorus::Error if the NPUs are not strongly connected, the size is negative, the root is not an NPU, or
 // BruteForce is asked for more than 20 nodes.
 LowerBound lower_bound(const Topology& topology, const Collective& collective, const BoundOptions& options = {});
+
+// The bound of the same collective at another size, from a bound already computed (no max-flow): every worst cut
+// is independent of the size, the bandwidth terms scale linearly and the latency terms stay. Equal to
+// lower_bound() at `size`, to the picosecond (same rounding); what a size sweep uses.
+LowerBound lower_bound_at_size(const LowerBound& reference, Bytes size);
 
 // Whether a reported time is physically possible: time >= bound, compared exactly in integer picoseconds (a zero
 // bound, i.e. none computed, is always met). Every report that flags results below their bound uses this rule.

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "chorus/io/csv.hpp"
+
 namespace chorus::hlo {
 namespace {
 
@@ -12,15 +14,6 @@ const Instruction& instruction(const Module& m, const InstructionReport& r) {
 
 const std::string& computation_name(const Module& m, int k) {
   return m.computations[static_cast<size_t>(k)].name;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos)
-    return s;
-  std::string out = "\"";
-  for (const char c : s)
-    out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
+#include "chorus/io/csv.hpp"
 
 namespace chorus::llm {
 namespace {
@@ -390,13 +391,13 @@ std::string csv_header() {
 
 void append_csv_row(std::string& out, const Execution& e, const Stats& st, const System& sys) {
   auto b = [](bool x) { return x ? "true" : "false"; };
-  fmt::format_to(std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},",
-                 e.num_procs, e.tensor_par, e.pipeline_par, e.data_par, e.tensor_par_net, e.pipeline_par_net,
-                 e.data_par_net, e.batch_size, e.microbatch_size, sys.datatypes[static_cast<size_t>(e.datatype)],
-                 b(e.fused_activation), e.multiquery ? "multiquery" : "multihead", to_string(e.recompute),
-                 e.pipeline_interleaving, b(e.optimizer_sharding), to_string(e.tp_comm), to_string(e.tp_overlap),
-                 b(e.seq_par_ag_redo), b(e.data_par_overlap), b(e.weight_offload), b(e.activations_offload),
-                 b(e.optimizer_offload), b(e.training));
+  fmt::format_to(
+      std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", e.num_procs,
+      e.tensor_par, e.pipeline_par, e.data_par, e.tensor_par_net, e.pipeline_par_net, e.data_par_net, e.batch_size,
+      e.microbatch_size, csv_field(sys.datatypes[static_cast<size_t>(e.datatype)]), b(e.fused_activation),
+      e.multiquery ? "multiquery" : "multihead", to_string(e.recompute), e.pipeline_interleaving,
+      b(e.optimizer_sharding), to_string(e.tp_comm), to_string(e.tp_overlap), b(e.seq_par_ag_redo),
+      b(e.data_par_overlap), b(e.weight_offload), b(e.activations_offload), b(e.optimizer_offload), b(e.training));
   fmt::format_to(std::back_inserter(out), "{:.6g},{:.6g},{:.0f},{:.0f},{:.4f},{:.4f},{:.4f}\n", st.total_time,
                  st.sample_rate, st.memory.tier1, st.memory.tier2, st.compute_efficiency, st.system_efficiency,
                  st.total_efficiency);

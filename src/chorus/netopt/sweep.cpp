@@ -10,6 +10,7 @@
 
 #include "chorus/core/error.hpp"
 #include "chorus/core/progress.hpp"
+#include "chorus/io/csv.hpp"
 #include "chorus/netopt/cost_model.hpp"
 
 namespace chorus::netopt {
@@ -275,9 +276,9 @@ void write_csv(std::ostream& out, const SweepResult& result) {
       bandwidth += fmt::format("{}{:.4f}", sep, r.design.bandwidth_gbps[d]);
     }
     out << fmt::format("{},{},{},{},{},{:.6f},{:.6f},{:.2f},{:.8g},{:.6f},{:.2f},{:.6f},{:.6f}\n", i + 1,
-                       shape_name(r.network), blocks, sizes, bandwidth, r.design.time_ms, r.design.communication_ms,
-                       r.design.cost, r.objective, r.equal.time_ms, r.equal.cost, r.equal.time_ms / r.design.time_ms,
-                       r.solve_s);
+                       csv_field(shape_name(r.network)), csv_field(blocks), csv_field(sizes), csv_field(bandwidth),
+                       r.design.time_ms, r.design.communication_ms, r.design.cost, r.objective, r.equal.time_ms,
+                       r.equal.cost, r.equal.time_ms / r.design.time_ms, r.solve_s);
   }
 }
 

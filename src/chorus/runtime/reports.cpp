@@ -13,6 +13,8 @@
 
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/io/csv.hpp"
+#include "chorus/io/output_file.hpp"
 #include "chorus/network/link_stats.hpp"
 #include "chorus/runtime/collective_timer.hpp"
 
@@ -22,9 +24,6 @@ namespace {
 
 double ns(Time t) {
   return static_cast<double>(t.picoseconds()) / 1e3;
-}
-double us(Time t) {
-  return static_cast<double>(t.picoseconds()) / 1e6;
 }
 
 double algbw_gbps(const CollectiveReport& c) {
@@ -44,15 +43,7 @@ const char* feasible_text(const CollectiveReport& c) {
   return below_bound(c) ? "0" : "1";
 }
 
-// Collectives that share kind, size, group size and algorithm, summed up.
-struct CollectiveClass {
-  uint64_t count = 0;
-  Time total;
-  Time longest;
-  uint64_t below_bound = 0;
-  const CollectiveReport* example = nullptr;
-};
-using ClassKey = std::tuple<chakra::CommType, int64_t, uint32_t, std::string>;
+}  // namespace
 
 std::map<ClassKey, CollectiveClass> classify(const RunReport& report) {
   std::map<ClassKey, CollectiveClass> classes;
@@ -67,6 +58,8 @@ std::map<ClassKey, CollectiveClass> classify(const RunReport& report) {
   }
   return classes;
 }
+
+namespace {
 
 std::FILE* open_for_writing(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "w");
@@ -167,39 +160,23 @@ void write_collectives_csv(const std::string& path, const ReportContext& context
   const auto& groups = context.workload.groups;
   for (size_t i = 0; i < context.report.collectives.size(); ++i) {
     const CollectiveReport& c = context.report.collectives[i];
-    fmt::print(f.get(), "{},{},{},{},{},\"{}\",{},{},{},{},{:.6f},{:.6f},{},{},{}\n", i, chakra::to_string(c.type),
-               groups[c.group].name, c.npus, c.comm_size, c.algorithm, ns(c.first_issue), ns(c.start), ns(c.end),
-               ns(c.end - c.start), algbw_gbps(c), busbw_gbps(c), ns(c.lower_bound), feasible_text(c), c.node_id);
+    // RFC 4180: group names come from the user's comm_groups.json and may hold commas or quotes.
+    fmt::print(f.get(), "{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{},{}\n", i, chakra::to_string(c.type),
+               csv_field(groups[c.group].name), c.npus, c.comm_size, csv_field(c.algorithm), ns(c.first_issue),
+               ns(c.start), ns(c.end), ns(c.end - c.start), algbw_gbps(c), busbw_gbps(c), ns(c.lower_bound),
+               feasible_text(c), c.node_id);
   }
 }
 
-void write_timeline_json(const std::string& path, const ReportContext& context) {
-  const File f(open_for_writing(path));
-  std::FILE* out = f.get();
-  fmt::print(out, "{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-  static constexpr std::array<const char*, 3> tracks{"compute", "communication", "memory"};
-  for (size_t npu = 0; npu < context.workload.npus.size(); ++npu) {
-    fmt::print(out, "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":\"NPU {}\"}}}},\n", npu,
-               npu);
-    for (size_t t = 0; t < tracks.size(); ++t) {
-      fmt::print(out, "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"{}\"}}}},\n",
-                 npu, t, tracks[t]);
-    }
+void write_npus_csv(const std::string& path, const ReportContext& context) {
+  std::string text = "npu,finish_ns,compute_ns,exposed_comm_ns,peer_wait_ns,idle_ns,nodes\n";
+  const std::vector<NpuReport>& npus = context.report.npus;
+  for (size_t i = 0; i < npus.size(); ++i) {
+    const NpuReport& n = npus[i];
+    text += fmt::format("{},{},{},{},{},{},{}\n", i, ns(n.finish), ns(n.compute), ns(n.exposed_comm), ns(n.peer_wait),
+                        ns(n.idle), n.nodes);
   }
-  bool first = true;
-  for (const TimelineEvent& e : context.report.timeline) {
-    const WorkloadNode& n = context.workload.npus[e.npu].nodes[e.node];
-    const std::string name = nlohmann::json(n.name.empty() ? chakra::to_string(n.type) : n.name).dump();
-    fmt::print(out,
-               "{}{{\"name\":{},\"cat\":\"{}\",\"ph\":\"X\",\"ts\":{:.6f},\"dur\":{:.6f},\"pid\":{},\"tid\":{},"
-               "\"args\":{{\"node\":{}}}}}",
-               first ? "" : ",\n", name, chakra::to_string(n.type), us(e.start), us(e.end - e.start), e.npu,
-               static_cast<int>(e.track), n.id);
-    first = false;
-  }
-  fmt::print(out, "\n]}}\n");
-  if (std::ferror(out) != 0)
-    throw Error(path, "", "cannot write the timeline");
+  write_output_file(path, "--out", text);
 }
 
 void print_report(std::ostream& out, const ReportContext& context) {
@@ -241,7 +218,7 @@ void print_report(std::ostream& out, const ReportContext& context) {
       r.fused_ops.size(), to_string(fused), to_string(unfused));
 }
 
-void write_reports(const std::string& directory, const ReportContext& context) {
+void write_reports(const std::string& directory, const ReportContext& context, const TimelineLimits& timeline) {
   std::error_code ec;
   std::filesystem::create_directories(directory, ec);
   if (ec)
@@ -254,8 +231,9 @@ void write_reports(const std::string& directory, const ReportContext& context) {
     summary << summary_json(context).dump(2) << "\n";
   }
   write_collectives_csv((dir / "collectives.csv").string(), context);
+  write_npus_csv((dir / "npus.csv").string(), context);
   if (!context.report.timeline.empty())
-    write_timeline_json((dir / "timeline.json").string(), context);
+    write_timeline_json((dir / "timeline.json").string(), context, timeline);
   if (context.report.links && context.network != nullptr)
     write_link_stats_csv((dir / "links.csv").string(), *context.network, *context.report.links, context.report.finish);
 }

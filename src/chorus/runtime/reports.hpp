@@ -2,20 +2,25 @@
 // - summary.json: finish_ns, npus, per_npu [{npu, finish_ns, compute_ns, exposed_comm_ns, peer_wait_ns, idle_ns,
 //   nodes}], collectives [{type, group, npus, comm_size, ..., feasible}] aggregated by kind/size/group shape,
 //   below_bound_count, and run metadata;
+// - npus.csv: summary.json's per_npu rows as CSV (one per NPU);
 // - collectives.csv: one row per collective instance (type, group, size, algorithm, start/end, algbw, busbw,
 //   physical lower bound, feasible);
 // - timeline.json: Chrome/Perfetto trace format, one process per NPU with a compute, a communication and a
-//   memory track; "X" events in microseconds;
+//   memory track; "X" events in microseconds, flow arrows from sends to receives, bounded in size
+//   (timeline_writer.hpp);
 // - links.csv: per physical link, bytes, busy time, utilization over the run and peak flows (aware and flow);
 // - print_report(): the table printed on the terminal.
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "chorus/runtime/runtime.hpp"
+#include "chorus/runtime/timeline_writer.hpp"
 
 namespace chorus {
 
@@ -33,13 +38,28 @@ struct ReportContext {
 bool below_bound(const CollectiveReport& c);
 size_t count_below_bound(const RunReport& report);
 
+// Collectives that share kind, size, group size and algorithm, summed up (the report's per-class rows).
+struct CollectiveClass {
+  uint64_t count = 0;
+  Time total;
+  Time longest;
+  uint64_t below_bound = 0;
+  const CollectiveReport* example = nullptr;
+};
+using ClassKey = std::tuple<chakra::CommType, int64_t, uint32_t, std::string>;
+std::map<ClassKey, CollectiveClass> classify(const RunReport& report);
+
 nlohmann::json summary_json(const ReportContext& context);
 void write_collectives_csv(const std::string& path, const ReportContext& context);
-void write_timeline_json(const std::string& path, const ReportContext& context);
+// npus.csv: one row per NPU with summary.json's per_npu keys (npu, finish_ns, compute_ns, exposed_comm_ns,
+// peer_wait_ns, idle_ns, nodes).
+void write_npus_csv(const std::string& path, const ReportContext& context);
+// timeline_writer.cpp: bounded by `limits` (timeline_writer.hpp), with send-to-receive flow arrows.
+void write_timeline_json(const std::string& path, const ReportContext& context, const TimelineLimits& limits = {});
 void print_report(std::ostream& out, const ReportContext& context);
 
-// Writes summary.json, collectives.csv, (when recorded) timeline.json and (when collected, with `network` set)
-// links.csv into `directory`, creating it.
-void write_reports(const std::string& directory, const ReportContext& context);
+// Writes summary.json, npus.csv, collectives.csv, (when recorded) timeline.json and (when collected, with `network`
+// set) links.csv into `directory`, creating it.
+void write_reports(const std::string& directory, const ReportContext& context, const TimelineLimits& timeline = {});
 
 }  // namespace chorus

@@ -494,6 +494,8 @@ class Runtime {
       const PostedReceive r = ch.posted.front();
       ch.posted.pop_front();
       check_sizes(npu, node, r.npu, r.node);
+      if (options_.record_timeline)
+        report_.flows.push_back(MessageFlow{npu, node, r.npu, r.node});
       executors_[r.npu].transfer_start[r.node] = now_;  // the receive waited for this send until now
       schedule(r.npu, r.node, std::max(arrival, r.posted));
       return;
@@ -508,6 +510,8 @@ class Runtime {
       const SentMessage m = ch.sent.front();
       ch.sent.pop_front();
       check_sizes(m.npu, m.node, npu, node);
+      if (options_.record_timeline)
+        report_.flows.push_back(MessageFlow{m.npu, m.node, npu, node});
       schedule(npu, node, std::max(m.arrival, now_));
       return;
     }

@@ -89,12 +89,21 @@ struct TimelineEvent {
   Time end;
 };
 
+// A send and the receive it matched (recorded with RuntimeOptions::record_timeline: the timeline's flow arrows).
+struct MessageFlow {
+  uint32_t send_npu = 0;
+  uint32_t send_node = 0;
+  uint32_t recv_npu = 0;
+  uint32_t recv_node = 0;
+};
+
 struct RunReport {
   Time finish;
   std::vector<NpuReport> npus;
   std::vector<CollectiveReport> collectives;
   std::vector<FusedOpReport> fused_ops;  // one per fused operator run (fused_ops.hpp)
   std::vector<TimelineEvent> timeline;
+  std::vector<MessageFlow> flows;  // with record_timeline
   std::optional<LinkStats> links;  // with RuntimeOptions::link_stats under aware or flow
   uint64_t events = 0;
 };

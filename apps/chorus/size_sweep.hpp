@@ -1,0 +1,37 @@
+// Size sweeps on the command line (`chorus collective|bound --size 8B:32GiB:x2`): nccl-tests' column layout with
+// the lower bound beside each size, or CSV (--csv), or one JSON object per size (--jsonl), measured nccl-tests
+// results beside the simulated ones (--compare LOG) and an HTML chart (--report FILE).
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "chorus/collective/lower_bound.hpp"
+#include "chorus/sweep/collective_sweep.hpp"
+
+namespace chorus::cli {
+
+struct SweepFlags {
+  bool csv = false;
+  bool jsonl = false;
+  std::string compare;  // an nccl-tests log (collective only)
+  std::string report;   // an HTML file
+};
+
+// --csv, --jsonl, --report; `with_compare` adds --compare.
+void add_sweep_flags(CLI::App& command, SweepFlags& flags, bool with_compare);
+
+// Whether the run prints a sweep table: a size range or list, or any sweep flag (one size is a sweep of one).
+bool sweep_requested(const std::string& size_text, const SweepFlags& flags);
+
+// Refuses, with a sweep, --json (it prints one object; --jsonl prints one per size) and --link-stats (one file
+// per run).
+void refuse_single_run_flags(bool json, bool link_stats);
+
+void run_collective_sweep(const Topology& topology, const SweepRequest& request, const SweepFlags& flags);
+
+void run_bound_sweep(const Topology& topology, CollectiveKind kind, const std::vector<Bytes>& sizes,
+                     const BoundOptions& options, const SweepFlags& flags);
+
+}  // namespace chorus::cli
