@@ -222,10 +222,10 @@ void run(const SynthCommandOptions& o) {
       // The concurrent-flow bracket: flow_lower_ns <= exact bound <= flow_upper_ns (a fractional routing).
       j["flow_lower_ns"] = ns(a->flow_lower);
       j["flow_upper_ns"] = ns(a->flow_upper);
-      j["flow_gap"] = a->flow_lower > Time::zero() && a->flow_upper > Time::zero()
-                          ? static_cast<double>(a->flow_upper.picoseconds()) /
-                                static_cast<double>(a->flow_lower.picoseconds())
-                          : 0.0;
+      j["flow_gap"] =
+          a->flow_lower > Time::zero() && a->flow_upper > Time::zero()
+              ? static_cast<double>(a->flow_upper.picoseconds()) / static_cast<double>(a->flow_lower.picoseconds())
+              : 0.0;
       j["flow_phases"] = a->phases;
       j["cut_bound_ns"] = ns(a->cut);
       j["latency_bound_ns"] = ns(a->latency);

@@ -542,8 +542,9 @@ TEST_F(BadInput, SimContentionNeedsFlow) {
 class BadDemand : public BadInput {
  protected:
   CliRun synth(const std::string& matrix, const std::vector<std::string>& extra = {}) const {
-    std::vector<std::string> args = {"synth",   "--topology", "ring:4",       "--bandwidth", "50GB/s", "--latency",
-                                     "1us",     "--collective", "all_to_all", "--demand",    file("d.csv", matrix)};
+    std::vector<std::string> args = {
+        "synth",        "--topology", "ring:4",   "--bandwidth",        "50GB/s", "--latency", "1us",
+        "--collective", "all_to_all", "--demand", file("d.csv", matrix)};
     args.insert(args.end(), extra.begin(), extra.end());
     return run(args);
   }
@@ -575,9 +576,10 @@ TEST_F(BadDemand, TrafficToAFailedNpu) {
 }
 
 TEST_F(BadDemand, OnlyForAllToAll) {
-  expect_input_error(run({"synth", "--topology", "ring:4", "--bandwidth", "50GB/s", "--latency", "1us", "--collective",
-                          "all_gather", "--size", "1MiB", "--demand", file("d.csv", "0,1,1,1\n1,0,1,1\n1,1,0,1\n1,1,1,0\n")}),
-                     {"--demand", "all_to_all"});
+  expect_input_error(
+      run({"synth", "--topology", "ring:4", "--bandwidth", "50GB/s", "--latency", "1us", "--collective", "all_gather",
+           "--size", "1MiB", "--demand", file("d.csv", "0,1,1,1\n1,0,1,1\n1,1,0,1\n1,1,1,0\n")}),
+      {"--demand", "all_to_all"});
 }
 
 }  // namespace

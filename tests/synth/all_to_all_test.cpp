@@ -75,8 +75,8 @@ TEST(ConcurrentFlow, NonUniformDemandThroughASwitch) {
 TEST(ConcurrentFlow, AtLeastTheBruteForceCutOnSmallGraphs) {
   // Every cut is a dual solution (length 1 on the links leaving S), so T* >= the best cut, found here by
   // enumerating every node subset (lower_bound's BruteForce). On these graphs the flow matches the cut.
-  for (const Topology& t : {ring(6, kLink), mesh2d(3, 3, kLink, kLink), hypercube(3, {kLink, kLink, kLink}),
-                            torus2d(3, 4, kLink, kLink)}) {
+  for (const Topology& t :
+       {ring(6, kLink), mesh2d(3, 3, kLink, kLink), hypercube(3, {kLink, kLink, kLink}), torus2d(3, 4, kLink, kLink)}) {
     const uint32_t n = t.npu_count();
     const Bytes size(int64_t{n} * kMiB);
     BoundOptions bo;

@@ -38,8 +38,8 @@ class Router {
  public:
   explicit Router(const AllToAllProblem& p)
       : p_(p), g_(*p.graph), n_(g_.member_count()), load_(g_.link_count(), 0), blocks_(size_t{n_} * p.chunks_per_pair) {
-    dist_.resize(g_.node_count());
-    parent_.resize(g_.node_count());
+    dist_.assign(g_.node_count(), std::numeric_limits<double>::infinity());
+    parent_.assign(g_.node_count(), kNone);
     base_.resize(size_t{n_} * g_.link_count());
     for (uint32_t s = 0; s < n_; ++s) {
       int64_t total = 0, pairs = 0;
@@ -54,6 +54,22 @@ class Router {
         base_[size_t{s} * g_.link_count() + l] =
             static_cast<double>((g_.latency(l) + transfer_time(mean, g_.bandwidth(l))).picoseconds());
     }
+    int64_t first = -1;
+    bool uniform = true;
+    for (uint32_t s = 0; s < n_ && uniform; ++s) {
+      for (uint32_t d = 0; d < n_; ++d) {
+        const int64_t b = p.pair_bytes[size_t{s} * n_ + d];
+        if (s != d && (first < 0 ? (first = b, false) : b != first)) {
+          uniform = false;
+          break;
+        }
+      }
+    }
+    if (uniform && first > 0) {
+      const Bytes c(all_to_all_chunk_bytes(first, p.chunks_per_pair));
+      for (uint32_t l = 0; l < g_.link_count(); ++l)
+        uniform_tau_.push_back((g_.latency(l) + transfer_time(c, g_.bandwidth(l))).picoseconds());
+    }
   }
 
   // Tree rounds (layer by layer, sources in a seeded order, so loads build up evenly), then, where the problem is
@@ -66,6 +82,7 @@ class Router {
       std::shuffle(order.begin(), order.end(), rng);
       for (uint32_t j = 0; j < p_.chunks_per_pair; ++j) {
         for (uint32_t s : order) {
+          top_ = max_load();
           Block& b = blocks_[size_t{j} * n_ + s];
           if (round > 0)
             apply_block(s, b, -1);
@@ -76,14 +93,17 @@ class Router {
       }
     }
     std::vector<Route> routes = flatten();
-    // Per-chunk rerouting costs a Dijkstra per chunk: up to ~2^26 node visits per round.
+    // Per-chunk rerouting costs a Dijkstra per chunk: only up to 2^23 node visits per round (64-NPU groups).
     const uint64_t cost = uint64_t{routes.size()} * g_.node_count();
-    const uint32_t chunk_rounds = cost <= (uint64_t{1} << 26) ? p_.rounds : 0;
+    const uint32_t chunk_rounds = cost <= (uint64_t{1} << 23) ? p_.rounds : 0;
     std::vector<uint32_t> visit(routes.size());
     std::iota(visit.begin(), visit.end(), 0);
     for (uint32_t round = 0; round < chunk_rounds; ++round) {
       std::shuffle(visit.begin(), visit.end(), rng);
-      for (uint32_t i : visit) {
+      for (uint32_t v = 0; v < visit.size(); ++v) {
+        const uint32_t i = visit[v];
+        if (v % 256 == 0)
+          top_ = max_load();  // removals lower the busiest load; refreshed now and then, not per chunk
         Route& r = routes[i];
         apply_route(r, -1);
         shortest_paths(r.source, r.destination);
@@ -99,6 +119,8 @@ class Router {
 
   int64_t max_load() const { return load_.empty() ? 0 : *std::max_element(load_.begin(), load_.end()); }
   int64_t tau(uint32_t link, uint32_t s, uint32_t d) const {
+    if (!uniform_tau_.empty())
+      return uniform_tau_[link];
     const Bytes c(all_to_all_chunk_bytes(p_.pair_bytes[size_t{s} * n_ + d], p_.chunks_per_pair));
     return (g_.latency(link) + transfer_time(c, g_.bandwidth(link))).picoseconds();
   }
@@ -111,18 +133,26 @@ class Router {
     }
   }
   void apply_route(const Route& r, int sign) {
-    for (uint32_t l : r.links)
+    for (uint32_t l : r.links) {
       load_[l] += sign * tau(l, r.source, r.destination);
+      top_ = std::max(top_, load_[l]);
+    }
   }
 
   // Dijkstra from s under load-dependent costs (stops once `target` is settled; kNone: every node).
   void shortest_paths(uint32_t s, uint32_t target) {
-    const double top = static_cast<double>(std::max<int64_t>(1, max_load()));
-    std::fill(dist_.begin(), dist_.end(), std::numeric_limits<double>::infinity());
-    std::fill(parent_.begin(), parent_.end(), kNone);
+    const double top = static_cast<double>(std::max<int64_t>(1, top_));
+    if (target == kNone) {
+      std::fill(dist_.begin(), dist_.end(), std::numeric_limits<double>::infinity());
+    } else {
+      for (uint32_t v : reached_)
+        dist_[v] = std::numeric_limits<double>::infinity();  // only what the last early-exit search touched
+    }
+    reached_.clear();
     using Item = std::pair<double, uint32_t>;
     std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
     dist_[s] = 0;
+    reached_.push_back(s);
     heap.push({0, s});
     const double* base = &base_[size_t{s} * g_.link_count()];
     while (!heap.empty()) {
@@ -136,6 +166,8 @@ class Router {
         const double nd = dv + base[l] * congestion_cost(static_cast<double>(load_[l]) / top);
         const uint32_t w = g_.dst(l);
         if (nd < dist_[w]) {
+          if (dist_[w] == std::numeric_limits<double>::infinity())
+            reached_.push_back(w);
           dist_[w] = nd;
           parent_[w] = l;
           heap.push({nd, w});
@@ -168,7 +200,8 @@ class Router {
         Block& b = blocks_[size_t{j} * n_ + s];
         for (uint32_t d = 0; d < n_; ++d) {
           if (b.begin[d] != b.begin[d + 1])
-            routes.push_back({(j * n_ + s) * n_ + d, s, d, {b.links.begin() + b.begin[d], b.links.begin() + b.begin[d + 1]}});
+            routes.push_back(
+                {(j * n_ + s) * n_ + d, s, d, {b.links.begin() + b.begin[d], b.links.begin() + b.begin[d + 1]}});
         }
         b = Block{};
       }
@@ -182,99 +215,51 @@ class Router {
   std::vector<int64_t> load_;  // ps of busy time per link
   std::vector<Block> blocks_;
   std::vector<double> base_;  // per (source, link): tau of the source's mean chunk
-  std::vector<double> dist_;
+  std::vector<double> dist_;  // infinity except at the nodes in reached_
   std::vector<uint32_t> parent_;
+  std::vector<uint32_t> reached_;
+  std::vector<int64_t> uniform_tau_;  // per link, when every pair sends the same (the common case)
+  int64_t top_ = 0;                   // the busiest link's load (refreshed per tree and every 256 chunk re-routes)
 };
 
-struct Ready {
-  Time at;
-  uint32_t remaining = 0;  // hops left, longer first
-  uint32_t path = 0;
-  uint32_t hop = 0;  // index into the path
-  bool operator>(const Ready& o) const {
-    if (at != o.at)
-      return at > o.at;
-    if (remaining != o.remaining)
-      return remaining < o.remaining;
-    return path > o.path;
-  }
-};
-
-// FIFO list scheduling: hops in order of the time their chunk reaches the link (longest remaining path first on
-// ties); each link serves them in that order, so it never idles while a chunk waits.
-AllToAllResult fifo_schedule(const SynthGraph& g, const std::vector<Route>& routes, const Router& router) {
+// List scheduling on the time-expanded network: each link, when free, takes one of the chunks waiting for it
+// (arrived, not merely planned), so no link idles while a chunk waits. Which one: `critical` takes the chunk with
+// the most hops still ahead (long routes are not starved behind short ones), otherwise the one that arrived first
+// (most hops ahead on ties). Events (a link frees, a chunk in flight arrives) number at most two per link at any
+// time, so the heaps stay small even with millions of chunks.
+AllToAllResult list_schedule(const SynthGraph& g, const std::vector<Route>& routes, const Router& router,
+                             bool critical) {
   AllToAllResult r;
-  std::vector<Time> link_free(g.link_count(), Time::zero());
+  // Waiting chunk: (priority, tie-break, route); larger first.
+  using Waiting = std::tuple<int64_t, int64_t, uint32_t>;
+  std::vector<std::priority_queue<Waiting>> queue(g.link_count());
+  std::vector<uint32_t> hop(routes.size(), 0);
+  std::vector<char> busy(g.link_count(), 0);
   std::vector<uint32_t> last_hop(routes.size(), kNone);
-  std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
+  auto wait = [&](uint32_t q, int64_t now) {
+    const Route& route = routes[q];
+    const int64_t ahead = static_cast<int64_t>(route.links.size() - hop[q]);
+    queue[route.links[hop[q]]].push(critical ? Waiting{ahead, -static_cast<int64_t>(q), q}
+                                             : Waiting{-now, ahead * (int64_t{1} << 32) - q, q});
+  };
   size_t hops = 0;
   for (uint32_t q = 0; q < routes.size(); ++q) {
-    ready.push({Time::zero(), static_cast<uint32_t>(routes[q].links.size()), q, 0});
+    wait(q, 0);
     hops += routes[q].links.size();
   }
   r.hops.reserve(hops);
-  while (!ready.empty()) {
-    const Ready x = ready.top();
-    ready.pop();
-    const Route& route = routes[x.path];
-    const uint32_t l = route.links[x.hop];
-    const Time start = std::max(x.at, link_free[l]);
-    const Time end = start + Time::ps(router.tau(l, route.source, route.destination));
-    link_free[l] = end;
-    r.hops.push_back({l, route.chunk, start, end, last_hop[x.path]});
-    last_hop[x.path] = static_cast<uint32_t>(r.hops.size() - 1);
-    r.makespan = std::max(r.makespan, end);
-    if (x.hop + 1 < route.links.size())
-      ready.push({end, x.remaining - 1, x.path, x.hop + 1});
-  }
-  return r;
-}
-
-// Critical-path list scheduling: each link, when free, takes among the chunks waiting for it the one with the most
-// link time still ahead of it (this hop included), so long routes are not starved behind short ones.
-AllToAllResult critical_path_schedule(const SynthGraph& g, const std::vector<Route>& routes, const Router& router) {
-  AllToAllResult r;
-  std::vector<std::vector<int64_t>> ahead(routes.size());  // per route and hop: tau of this hop and the rest
-  for (uint32_t q = 0; q < routes.size(); ++q) {
-    const Route& route = routes[q];
-    ahead[q].resize(route.links.size());
-    int64_t sum = 0;
-    for (size_t h = route.links.size(); h-- > 0;) {
-      sum += router.tau(route.links[h], route.source, route.destination);
-      ahead[q][h] = sum;
-    }
-  }
-  using Waiting = std::tuple<int64_t, uint32_t, uint32_t>;  // (work ahead, -route, hop), largest first
-  std::vector<std::priority_queue<Waiting>> queue(g.link_count());
-  std::vector<char> busy(g.link_count(), 0);
-  std::vector<uint32_t> last_hop(routes.size(), kNone);
-  // Events: (time, kind, id): kind 0 = link l becomes free, 1 = route q reaches hop h (id = q, h in a side table).
-  using Event = std::tuple<int64_t, uint32_t, uint32_t, uint32_t>;  // (time, route or link, hop, kind)
+  // Events: (time, id, kind): kind 0 = link id frees, 1 = route id arrives at its next link.
+  using Event = std::tuple<int64_t, uint32_t, uint32_t>;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
-  for (uint32_t q = 0; q < routes.size(); ++q)
-    events.push({0, q, 0, 1});
-  std::vector<uint32_t> touched;
-  while (!events.empty()) {
-    const int64_t now = std::get<0>(events.top());
-    touched.clear();
-    while (!events.empty() && std::get<0>(events.top()) == now) {
-      const auto [t, id, hop, kind] = events.top();
-      events.pop();
-      if (kind == 0) {
-        busy[id] = 0;
-        touched.push_back(id);
-      } else {
-        const uint32_t l = routes[id].links[hop];
-        queue[l].push({ahead[id][hop], UINT32_MAX - id, hop});
-        touched.push_back(l);
-      }
-    }
+  std::vector<uint32_t> touched(g.link_count());
+  std::iota(touched.begin(), touched.end(), 0);
+  int64_t now = 0;
+  while (true) {
     for (uint32_t l : touched) {
       if (busy[l] || queue[l].empty())
         continue;
-      const auto [work, neg, hop] = queue[l].top();
+      const uint32_t q = std::get<2>(queue[l].top());
       queue[l].pop();
-      const uint32_t q = UINT32_MAX - neg;
       const Route& route = routes[q];
       const Time start = Time::ps(now);
       const Time end = start + Time::ps(router.tau(l, route.source, route.destination));
@@ -282,9 +267,24 @@ AllToAllResult critical_path_schedule(const SynthGraph& g, const std::vector<Rou
       r.hops.push_back({l, route.chunk, start, end, last_hop[q]});
       last_hop[q] = static_cast<uint32_t>(r.hops.size() - 1);
       r.makespan = std::max(r.makespan, end);
-      events.push({end.picoseconds(), l, 0, 0});
-      if (hop + 1 < route.links.size())
-        events.push({end.picoseconds(), q, hop + 1, 1});
+      events.push({end.picoseconds(), l, 0});
+      if (++hop[q] < route.links.size())
+        events.push({end.picoseconds(), q, 1});
+    }
+    if (events.empty())
+      break;
+    now = std::get<0>(events.top());
+    touched.clear();
+    while (!events.empty() && std::get<0>(events.top()) == now) {
+      const auto [t, id, kind] = events.top();
+      events.pop();
+      if (kind == 0) {
+        busy[id] = 0;
+        touched.push_back(id);
+      } else {
+        wait(id, now);
+        touched.push_back(routes[id].links[hop[id]]);
+      }
     }
   }
   return r;
@@ -302,8 +302,9 @@ AllToAllResult synthesize_all_to_all(const AllToAllProblem& p) {
   CHORUS_ASSERT(p.pair_bytes.size() == size_t{n} * n && k > 0, "all-to-all: bad problem");
   Router router(p);
   const std::vector<Route> routes = router.run();
-  AllToAllResult fifo = fifo_schedule(g, routes, router);
-  AllToAllResult critical = critical_path_schedule(g, routes, router);
+  AllToAllResult fifo = list_schedule(g, routes, router, false);
+  // Both orders on groups of moderate size (each costs a pass over every hop); first-come above.
+  AllToAllResult critical = routes.size() <= (uint32_t{1} << 18) ? list_schedule(g, routes, router, true) : fifo;
   AllToAllResult& best = critical.makespan < fifo.makespan ? critical : fifo;
   best.max_link_load = Time::ps(router.max_load());
   return std::move(best);

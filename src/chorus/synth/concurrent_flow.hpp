@@ -22,16 +22,16 @@
 namespace chorus {
 
 struct ConcurrentFlowOptions {
-  double epsilon = 0.05;           // step of the multiplicative length update
-  double gap = 0.01;               // stop once upper / lower <= 1 + gap
-  uint64_t work = uint64_t{3} << 27;  // edge relaxations, summed; deterministic (never wall time)
+  double epsilon = 0.05;              // step of the multiplicative length update
+  double gap = 0.01;                  // stop once upper / lower <= 1 + gap
+  uint64_t work = uint64_t{1} << 26;  // edge relaxations, summed; deterministic (never wall time)
 };
 
 struct ConcurrentFlow {
-  double lower_s = 0;          // valid lower bound on the time to route the demand (seconds)
-  double upper_s = 0;          // a routing achieving this congestion exists (seconds); 0 when none finished
-  uint32_t phases = 0;         // solver phases completed
-  const char* binding = "";    // which lengths gave lower_s: "hops", "inverse-bandwidth", "flow"
+  double lower_s = 0;        // valid lower bound on the time to route the demand (seconds)
+  double upper_s = 0;        // a routing achieving this congestion exists (seconds); 0 when none finished
+  uint32_t phases = 0;       // solver phases completed
+  const char* binding = "";  // which lengths gave lower_s: "hops", "inverse-bandwidth", "flow"
 };
 
 // pair_bytes: member_count^2 entries, row-major by local rank (source, destination); the diagonal is ignored.

@@ -35,7 +35,8 @@ int64_t parse_entry(std::string_view text, const std::string& source, uint32_t r
   try {
     return parse_size(text, "demand").count();
   } catch (const Error&) {
-    throw Error(source, cell(row, column), fmt::format("is '{}'; expected a size in bytes (e.g. 1048576 or 1MiB)", text));
+    throw Error(source, cell(row, column),
+                fmt::format("is '{}'; expected a size in bytes (e.g. 1048576 or 1MiB)", text));
   }
 }
 
@@ -52,14 +53,14 @@ DemandMatrix parse_demand_csv(std::string_view text, const std::string& source, 
     if (line.empty() || line.front() == '#')
       continue;
     if (row >= npus)
-      throw Error(source, fmt::format("row {}", row), fmt::format("is one row too many; the topology has {} NPUs", npus));
+      throw Error(source, fmt::format("row {}", row),
+                  fmt::format("is one row too many; the topology has {} NPUs", npus));
     uint32_t column = 0;
     size_t at = 0;
     while (true) {
       const size_t comma = std::min(line.find(',', at), line.size());
       if (column >= npus) {
-        throw Error(source, cell(row, column),
-                    fmt::format("is one column too many; the topology has {} NPUs", npus));
+        throw Error(source, cell(row, column), fmt::format("is one column too many; the topology has {} NPUs", npus));
       }
       m.bytes[size_t{row} * npus + column] = parse_entry(trim(line.substr(at, comma - at)), source, row, column);
       ++column;

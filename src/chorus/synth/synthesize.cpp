@@ -290,9 +290,9 @@ class Synthesizer {
     if (o.demand && o.kind != CollectiveKind::AllToAll)
       throw Error(o.demand->source, "--demand", "applies to all_to_all only");
     if (o.demand && o.demand->npus != topology.npu_count()) {
-      throw Error(o.demand->source, "--demand",
-                  fmt::format("is {} x {}; the topology has {} NPUs", o.demand->npus, o.demand->npus,
-                              topology.npu_count()));
+      throw Error(
+          o.demand->source, "--demand",
+          fmt::format("is {} x {}; the topology has {} NPUs", o.demand->npus, o.demand->npus, topology.npu_count()));
     }
     go.require_all_pairs = !rooted(o.kind);
     graph_.emplace(make_synth_graph(topology, go));

@@ -32,8 +32,8 @@ SynthCheck check_synthesis(const Topology& topology, const SynthResult& result);
 
 struct SynthBound {
   Time bound;
-  double seconds = 0;  // time spent computing it
-  std::string kind;    // which bound binds (All-to-All: "flow (hops)", "single-npu cut", ...)
+  double seconds = 0;                       // time spent computing it
+  std::string kind;                         // which bound binds (All-to-All: "flow (hops)", "single-npu cut", ...)
   std::optional<AllToAllBound> all_to_all;  // All-to-All: the concurrent-flow bracket and its parts
 };
 
