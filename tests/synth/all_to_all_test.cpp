@@ -13,6 +13,7 @@
 #include "chorus/synth/all_to_all_bound.hpp"
 #include "chorus/synth/concurrent_flow.hpp"
 #include "chorus/synth/demand.hpp"
+#include "chorus/synth/msccl_xml.hpp"
 #include "chorus/synth/verify.hpp"
 #include "chorus/topology/edge_list.hpp"
 #include "chorus/topology/generators.hpp"
@@ -153,6 +154,39 @@ TEST(AllToAllSynth, NonUniformDemandSkipsEmptyPairs) {
   EXPECT_EQ(r.schedule.transfer_count(), 2u * 10u * 2u);
   const SynthBound b = synth_lower_bound(t, o);
   EXPECT_NEAR(static_cast<double>(b.bound.picoseconds()) * 1e-12, seconds(5 * kMiB), seconds(5 * kMiB) / 100);
+}
+
+// Counts occurrences of `needle` in `text`.
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(AllToAllSynth, MultiHopMscclXmlRelaysThroughScratch) {
+  // A 6-ring, 1 chunk per pair: 30 chunks; every hop that does not end at its chunk's destination lands in a scratch
+  // chunk of the GPU it reaches and leaves from there, so relays = transfers - 30, and the GPUs' s_chunks add up to
+  // the same. Each transfer is two step lines (the send and the receive), both naming its buffers, so "s" appears
+  // as a destination 2 x relays times and as a source 2 x relays times. Fewest-hop routes relay 6 sources x
+  // (2 x 1 + 1 x 2) = 24 times.
+  const Topology t = ring(6, kLink);
+  const SynthResult r = synthesize_checked(t, all_to_all(Bytes::mib(6), 1));
+  const std::string xml = msccl_xml(r, "a2a");
+  const size_t relays = r.schedule.transfer_count() - 30;
+  EXPECT_EQ(count(xml, "dstbuf=\"s\""), 2 * relays);
+  EXPECT_EQ(count(xml, "srcbuf=\"s\""), 2 * relays);
+  size_t scratch = 0;
+  for (size_t at = xml.find("s_chunks=\""); at != std::string::npos; at = xml.find("s_chunks=\"", at + 1))
+    scratch += std::stoul(xml.substr(at + 10));
+  EXPECT_EQ(scratch, relays);
+  EXPECT_GE(relays, 24u);  // no route is shorter than the fewest hops
+  // Non-uniform demand has no equal-chunk layout.
+  SynthOptions o = all_to_all(Bytes::mib(6), 1);
+  std::vector<int64_t> bytes(36, kMiB);
+  bytes[1] = 2 * kMiB;
+  o.demand = DemandMatrix{"test", 6, bytes};
+  EXPECT_THROW(msccl_xml(synthesize(t, o), "a2a"), Error);
 }
 
 TEST(AllToAllSynth, DemandFileParsing) {

@@ -103,7 +103,7 @@ std::vector<int64_t> member_demand(const DemandMatrix& m, const SynthGraph& grap
   for (uint32_t s = 0; s < m.npus; ++s) {
     for (uint32_t d = 0; d < m.npus; ++d) {
       const int64_t b = m.at(s, d);
-      if (b == 0)
+      if (b == 0 || s == d)
         continue;
       if (rank[s] < 0 || rank[d] < 0) {
         throw Error(m.source, cell(s, d),
