@@ -189,6 +189,16 @@ TEST(AllToAllSynth, MultiHopMscclXmlRelaysThroughScratch) {
   EXPECT_THROW(msccl_xml(synthesize(t, o), "a2a"), Error);
 }
 
+TEST(AllToAllSynth, RefusesGroupsBeyondItsLimit) {
+  // 65 x 64 = 4160 NPUs: 4160^2 = 17,305,600 pairs > 2^24 = 16,777,216; refused before any route is built.
+  try {
+    synthesize(torus2d(65, 64, kLink, kLink), all_to_all(Bytes::mib(64), 1));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("17305600 pairs"), std::string::npos) << e.what();
+  }
+}
+
 TEST(AllToAllSynth, DemandFileParsing) {
   const DemandMatrix m = parse_demand_csv("# MoE\n0, 1MiB, 2048\n\n3,0,4KiB\n5,6,7\n", "m.csv", 3);
   EXPECT_EQ(m.at(0, 1), kMiB);

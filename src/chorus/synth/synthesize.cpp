@@ -572,6 +572,13 @@ class Synthesizer {
   // until one is no faster than the last; the fastest wins. Candidates keep the chunk count within 2^20 (a 1024-NPU
   // group runs k = 1 only).
   void run_all_to_all(SynthResult& r) {
+    // A route per (source, destination, chunk): beyond 4096 NPUs (2^24 pairs) that is gigabytes of routes.
+    if (uint64_t{n_} * n_ > kMaxAllToAllPairs) {
+      throw Error("synth", "topology",
+                  fmt::format("All-to-All of {} NPUs has {} pairs; the All-to-All synthesizer handles up to {} "
+                              "(4096 NPUs)",
+                              n_, uint64_t{n_} * n_, kMaxAllToAllPairs));
+    }
     r.pair_bytes = o_.demand ? member_demand(*o_.demand, *graph_) : uniform_demand(n_, o_.size);
     std::vector<uint32_t> ks;
     if (o_.chunks_per_npu > 0) {

@@ -104,6 +104,9 @@ struct SynthResult {
   Time max_link_load;
 };
 
+// All-to-All groups up to 4096 NPUs: a route is kept per (source, destination) chunk.
+inline constexpr uint64_t kMaxAllToAllPairs = uint64_t{1} << 24;
+
 // Throws chorus::Error on bad input (see synth_graph.hpp; also: size <= 0, a root outside the group, more
 // chunks than the limit).
 SynthResult synthesize(const Topology& topology, const SynthOptions& options);

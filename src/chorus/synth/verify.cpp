@@ -302,7 +302,8 @@ SynthBound synth_lower_bound(const Topology& topology, const SynthOptions& optio
       bo.root = NodeId{m};
   }
   SynthBound r;
-  if (options.kind == CollectiveKind::AllToAll) {
+  if (options.kind == CollectiveKind::AllToAll &&
+      uint64_t{graph.member_count()} * graph.member_count() <= kMaxAllToAllPairs) {
     // The concurrent-flow bound with the demand (all_to_all_bound.hpp); with a uniform demand also chorus bound's
     // cut bound (exact by enumeration on small graphs), whichever is larger.
     const std::vector<int64_t> demand =
