@@ -20,6 +20,7 @@
 #include "chorus/io/output_file.hpp"
 #include "chorus/report/synth_report.hpp"
 #include "chorus/synth/chakra_export.hpp"
+#include "chorus/synth/demand.hpp"
 #include "chorus/synth/dimensional.hpp"
 #include "chorus/synth/msccl_xml.hpp"
 #include "chorus/synth/verify.hpp"
@@ -41,6 +42,7 @@ struct SynthCommandOptions {
   std::string out;
   std::string schedule_json;
   std::string chakra;
+  std::string demand;
   bool verify = false;
   bool json = false;
   std::string report;  // HTML (report/synth_report.hpp)
@@ -158,8 +160,29 @@ void run(const SynthCommandOptions& o) {
                             o.collective));
   }
   const std::unique_ptr<Progress> progress = terminal_progress(o.json);
-  SynthOptions options = make_synth_options(o.synth, *kind, parse_size(o.size, "--size"));
+  if (!o.demand.empty() && *kind != CollectiveKind::AllToAll)
+    throw Error("synth", "--demand", "applies to --collective all_to_all only");
+  if (o.size.empty() && o.demand.empty())
+    throw Error("synth", "--size", "is required (All-to-All may give --demand instead)");
+  std::optional<DemandMatrix> demand;
+  if (!o.demand.empty())
+    demand = read_demand_csv(o.demand, topology.npu_count());
+  // With a demand matrix and no --size, the size reported is the most any NPU sends.
+  Bytes size = o.size.empty() ? Bytes(0) : parse_size(o.size, "--size");
+  if (o.size.empty()) {
+    for (uint32_t s = 0; s < demand->npus; ++s) {
+      int64_t row = 0;
+      for (uint32_t d = 0; d < demand->npus; ++d)
+        row += demand->at(s, d);
+      size = std::max(size, Bytes(row));
+    }
+    size = std::max(size, Bytes(1));
+  }
+  SynthOptions options = make_synth_options(o.synth, *kind, size);
+  options.demand = std::move(demand);
   options.progress = progress.get();
+  if (o.dimensional && options.demand)
+    throw Error("synth", "--dimensional", "does not take --demand (dimension-wise synthesis has no All-to-All)");
   if (o.dimensional || dimensional_synthesis_needed(topology, options))
     return run_dimensional(o, topology, options);
   const SynthResult r = synthesize(topology, options);
@@ -201,6 +224,21 @@ void run(const SynthCommandOptions& o) {
     j["rails"] = r.rails;
     j["seed"] = options.seed;
     j["events"] = r.events;
+    if (!bound.kind.empty())
+      j["bound_kind"] = bound.kind;
+    if (const auto& a = bound.all_to_all) {
+      // The concurrent-flow bracket: flow_lower_ns <= exact bound <= flow_upper_ns (a fractional routing).
+      j["flow_lower_ns"] = ns(a->flow_lower);
+      j["flow_upper_ns"] = ns(a->flow_upper);
+      j["flow_gap"] =
+          a->flow_lower > Time::zero() && a->flow_upper > Time::zero()
+              ? static_cast<double>(a->flow_upper.picoseconds()) / static_cast<double>(a->flow_lower.picoseconds())
+              : 0.0;
+      j["flow_phases"] = a->phases;
+      j["cut_bound_ns"] = ns(a->cut);
+      j["latency_bound_ns"] = ns(a->latency);
+      j["max_link_load_ns"] = ns(r.max_link_load);
+    }
     nlohmann::json tried = nlohmann::json::array();
     for (const SynthAttempt& a : r.attempts) {
       nlohmann::json t;
@@ -226,7 +264,12 @@ void run(const SynthCommandOptions& o) {
     fmt::print("synthesized  {} chunks per NPU of {} ({} priority), {} transfers\n", r.chunks_per_npu,
                to_string(r.chunk_bytes), to_string(r.priority), r.schedule.transfer_count());
     fmt::print("time         {} ({} ns)\n", to_string(r.time), ns(r.time));
-    fmt::print("lower bound  {} ({} ns)\n", to_string(bound.bound), ns(bound.bound));
+    fmt::print("lower bound  {} ({} ns{})\n", to_string(bound.bound), ns(bound.bound),
+               bound.kind.empty() ? "" : ", " + bound.kind);
+    if (const auto& a = bound.all_to_all) {
+      fmt::print("flow bound   {} <= exact <= {} (concurrent flow, {} phases); busiest link {}\n",
+                 to_string(a->flow_lower), to_string(a->flow_upper), a->phases, to_string(r.max_link_load));
+    }
     fmt::print("time/bound   {:.4f}\n", ratio);
     fmt::print("synthesis    {:.3f} s ({} runs)\n", r.synthesis_s, r.attempts.size());
     if (check) {
@@ -249,7 +292,12 @@ void register_synth_command(CLI::App& app) {
   cmd->add_option("--collective", options->collective,
                   "all_gather | reduce_scatter | all_reduce | broadcast | reduce | all_to_all")
       ->required();
-  cmd->add_option("--size", options->size, "buffer size, e.g. 1GiB (All-Gather: the gathered output)")->required();
+  cmd->add_option("--size", options->size,
+                  "buffer size, e.g. 1GiB (All-Gather: the gathered output; All-to-All: what each NPU sends); "
+                  "required unless --demand is given");
+  cmd->add_option("--demand", options->demand,
+                  "All-to-All demand matrix: CSV of N rows of N sizes, bytes NPU row sends to NPU column "
+                  "(docs/synthesis.md)");
   add_synth_flags(*cmd, options->synth);
   cmd->add_option("--out", options->out, "write the algorithm as MSCCL XML");
   cmd->add_option("--schedule", options->schedule_json, "write the schedule (every transfer, timed) as JSON");

@@ -536,5 +536,51 @@ TEST_F(BadInput, SimContentionNeedsFlow) {
                      {"--contention", "flow"});
 }
 
+// ---- chorus synth --demand (All-to-All demand matrix) --------------------------------------------------------
+// ring:4 has NPUs 0-3, so the matrix is 4 x 4; each message names the file, the row and the column.
+
+class BadDemand : public BadInput {
+ protected:
+  CliRun synth(const std::string& matrix, const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> args = {
+        "synth",        "--topology", "ring:4",   "--bandwidth",        "50GB/s", "--latency", "1us",
+        "--collective", "all_to_all", "--demand", file("d.csv", matrix)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  }
+};
+
+TEST_F(BadDemand, TooFewRows) {
+  expect_input_error(synth("0,1,1,1\n1,0,1,1\n1,1,0,1\n"), {"d.csv", "row 3", "3 of 4 rows"});
+}
+
+TEST_F(BadDemand, TooManyColumns) {
+  expect_input_error(synth("0,1,1,1\n1,0,1,1,7\n1,1,0,1\n1,1,1,0\n"), {"d.csv", "row 1, column 4", "too many"});
+}
+
+TEST_F(BadDemand, TooFewColumns) {
+  expect_input_error(synth("0,1,1,1\n1,0,1,1\n1,1,0\n1,1,1,0\n"), {"d.csv", "row 2, column 3", "is missing"});
+}
+
+TEST_F(BadDemand, NegativeEntry) {
+  expect_input_error(synth("0,1,1,1\n1,0,-5,1\n1,1,0,1\n1,1,1,0\n"), {"d.csv", "row 1, column 2", "-5", ">= 0"});
+}
+
+TEST_F(BadDemand, NonNumericEntry) {
+  expect_input_error(synth("0,1,1,1\n1,0,1,1\n1,1,0,lots\n1,1,1,0\n"), {"d.csv", "row 2, column 3", "lots"});
+}
+
+TEST_F(BadDemand, TrafficToAFailedNpu) {
+  expect_input_error(synth("0,1,1,1\n1,0,1,1\n1,1,0,1\n1,1,1,0\n", {"--fail-npus", "2"}),
+                     {"d.csv", "row 0, column 2", "NPU 2", "failed"});
+}
+
+TEST_F(BadDemand, OnlyForAllToAll) {
+  expect_input_error(
+      run({"synth", "--topology", "ring:4", "--bandwidth", "50GB/s", "--latency", "1us", "--collective", "all_gather",
+           "--size", "1MiB", "--demand", file("d.csv", "0,1,1,1\n1,0,1,1\n1,1,0,1\n1,1,1,0\n")}),
+      {"--demand", "all_to_all"});
+}
+
 }  // namespace
 }  // namespace chorus

@@ -64,7 +64,18 @@ class XmlWriter {
 
   // Lays out every GPU's thread blocks and steps (the XML is rendered from them, never held whole).
   void build() {
+    // MSCCL buffers are cut into equal chunks: an alltoallv (non-uniform --demand) has no such layout.
+    if (r_.kind == CollectiveKind::AllToAll && !r_.pair_bytes.empty()) {
+      for (uint32_t i = 0; i < r_.pair_bytes.size(); ++i) {
+        if (i % (n_ + 1) != 0 && r_.pair_bytes[i] != r_.pair_bytes[1]) {
+          throw Error("msccl", "--demand",
+                      "a non-uniform All-to-All (alltoallv) cannot be written: MSCCL XML cuts every buffer into "
+                      "equal chunks");
+        }
+      }
+    }
     assign_channels();
+    assign_scratch();
     for (uint32_t i = 0; i < s_.size(); ++i) {
       if (s_.is_transfer(OpId{i}))
         add_transfer(i);
@@ -99,7 +110,8 @@ class XmlWriter {
         name, channels_, per_loop, n_, coll_name(r_.kind), int64_t{1} << 62));
     fmt::memory_buffer line;
     for (uint32_t g = 0; g < n_; ++g) {
-      sink(fmt::format("  <gpu id=\"{}\" i_chunks=\"{}\" o_chunks=\"{}\" s_chunks=\"0\">\n", g, in_chunks, out_chunks));
+      sink(fmt::format("  <gpu id=\"{}\" i_chunks=\"{}\" o_chunks=\"{}\" s_chunks=\"{}\">\n", g, in_chunks, out_chunks,
+                       scratch_chunks_.empty() ? 0 : scratch_chunks_[g]));
       for (size_t t = 0; t < gpus_[g].size(); ++t) {
         const ThreadBlock& b = gpus_[g][t];
         sink(fmt::format("    <tb id=\"{}\" send=\"{}\" recv=\"{}\" chan=\"{}\">\n", t, b.send, b.recv, b.chan));
@@ -165,6 +177,29 @@ class XmlWriter {
       used[key] += cost;
       channel_[i] = chan[key];
       channels_ = std::max(channels_, chan[key] + 1);
+    }
+  }
+
+  // All-to-All: each transfer that ends at a GPU other than its chunk's destination takes the next scratch slot
+  // there (slots are never reused: the schedule's order is not the GPU's program order across thread blocks), and
+  // each transfer remembers the transfer that brought its chunk to its source.
+  void assign_scratch() {
+    if (r_.kind != CollectiveKind::AllToAll)
+      return;
+    scratch_.assign(s_.size(), 0);
+    arrived_by_.assign(s_.size(), 0);
+    scratch_chunks_.assign(n_, 0);
+    for (uint32_t i = 0; i < s_.size(); ++i) {
+      const OpId op{i};
+      if (!s_.is_transfer(op))
+        continue;
+      const uint32_t c = s_.chunk(op), to = rank(s_.dst(op));
+      if (to != c % n_)
+        scratch_[i] = scratch_chunks_[to]++;
+      for (OpId d : s_.deps(op)) {
+        if (s_.is_transfer(d) && s_.chunk(d) == c && s_.dst(d) == s_.src(op))
+          arrived_by_[i] = d.value;
+      }
     }
   }
 
@@ -246,11 +281,11 @@ class XmlWriter {
       case CollectiveKind::Reduce:
         return {"i", c, "i", c};
       case CollectiveKind::AllToAll: {
+        // A multi-hop chunk waits at each GPU on its path in a scratch slot of its own (assign_scratch).
         const uint32_t j = c / (n_ * n_), s = (c / n_) % n_, d = c % n_;
-        if (rank(s_.src(OpId{op})) != s || rank(s_.dst(OpId{op})) != d) {
-          throw Error("msccl", "schedule", "multi-hop All-to-All chunks need scratch buffers; not written yet");
-        }
-        return {"i", d * k + j, "o", s * k + j};
+        const bool first = rank(s_.src(OpId{op})) == s, last = rank(s_.dst(OpId{op})) == d;
+        return {first ? "i" : "s", first ? d * k + j : scratch_[arrived_by_[op]], last ? "o" : "s",
+                last ? s * k + j : scratch_[op]};
       }
     }
     return {"o", c, "o", c};
@@ -281,6 +316,7 @@ class XmlWriter {
   std::vector<std::pair<int64_t, int64_t>> send_step_, recv_step_;
   std::vector<uint32_t> channel_;
   uint32_t channels_ = 1;
+  std::vector<uint32_t> scratch_, arrived_by_, scratch_chunks_;  // All-to-All relaying (assign_scratch)
 };
 
 MscclXml::MscclXml(const SynthResult& result, std::string name)

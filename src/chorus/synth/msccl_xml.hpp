@@ -2,7 +2,7 @@
 // shared/reference/tacos.md §3 and §6 (microsoft/msccl src/graph/topo.cc, msccl-tools ir_to_xml):
 //
 //   <algo name proto="Simple" nchannels nchunksperloop ngpus coll inplace="1" outofplace="0" minBytes maxBytes>
-//     <gpu id i_chunks o_chunks s_chunks="0">
+//     <gpu id i_chunks o_chunks s_chunks>
 //       <tb id send recv chan>   one thread block per (peer, direction, channel)
 //         <step s type srcbuf srcoff dstbuf dstoff cnt="1" depid deps hasdep/>
 //
@@ -14,7 +14,11 @@
 //   the same way at both ends; at most 216 tbs per GPU (MSCCL_MAX_NUM_THREAD_BLOCKS): more is a chorus::Error.
 // - Buffers are in place: All-Gather chunk j of rank r is output chunk r*k + j ("o"); Reduce-Scatter and
 //   All-Reduce work in the input buffer ("i") with the same numbering; Broadcast / Reduce use chunks 0..k-1.
-// - Schedules through switches (relays) or multi-hop All-to-All chunks need scratch buffers and are rejected.
+// - All-to-All: chunk j from rank s to rank d leaves input chunk d*k + j and lands in output chunk s*k + j; on a
+//   multi-hop path every intermediate GPU receives it into a scratch chunk of its own ("s", s_chunks per GPU =
+//   the chunks relayed through it) and sends it on from there. Non-uniform demand (alltoallv) is refused: MSCCL
+//   cuts buffers into equal chunks.
+// - Schedules through switches (relays) are rejected: a switch is not a GPU with a program.
 // - MscclXml lays the algorithm out once, predicts the file's exact size (every piece is formatted and counted
 //   before anything is written) and streams the XML to a file; the text is never held whole in memory.
 #pragma once

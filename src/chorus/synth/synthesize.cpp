@@ -12,6 +12,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/progress.hpp"
 #include "chorus/synth/all_to_all.hpp"
+#include "chorus/synth/all_to_all_bound.hpp"
 
 namespace chorus {
 
@@ -286,6 +287,13 @@ class Synthesizer {
       throw Error("synth", "--root", fmt::format("NPU {} is not in the group", o.root));
     if (o.root >= topology.npu_count())
       throw Error("synth", "--root", fmt::format("NPU {} is outside the topology", o.root));
+    if (o.demand && o.kind != CollectiveKind::AllToAll)
+      throw Error(o.demand->source, "--demand", "applies to all_to_all only");
+    if (o.demand && o.demand->npus != topology.npu_count()) {
+      throw Error(
+          o.demand->source, "--demand",
+          fmt::format("is {} x {}; the topology has {} NPUs", o.demand->npus, o.demand->npus, topology.npu_count()));
+    }
     go.require_all_pairs = !rooted(o.kind);
     graph_.emplace(make_synth_graph(topology, go));
     transposed_.emplace(graph_->transposed());
@@ -560,30 +568,72 @@ class Synthesizer {
     append_forward(best.second, *graph_, ready, r);
   }
 
+  // All-to-All: the demand (uniform or --demand), then one routed-and-scheduled run per candidate k = 1, 2, 4, ...
+  // until one is no faster than the last; the fastest wins. Candidates keep the chunk count within 2^20 (a 1024-NPU
+  // group runs k = 1 only).
   void run_all_to_all(SynthResult& r) {
-    const uint32_t k = o_.chunks_per_npu > 0 ? o_.chunks_per_npu : 1;
-    r.chunks_per_npu = k;
-    r.chunk_bytes = chunk_bytes_for(o_.kind, o_.size, n_, k);
-    r.chunk_count = n_ * n_ * k;
+    // A route per (source, destination, chunk): beyond 4096 NPUs (2^24 pairs) that is gigabytes of routes.
+    if (uint64_t{n_} * n_ > kMaxAllToAllPairs) {
+      throw Error("synth", "topology",
+                  fmt::format("All-to-All of {} NPUs has {} pairs; the All-to-All synthesizer handles up to {} "
+                              "(4096 NPUs)",
+                              n_, uint64_t{n_} * n_, kMaxAllToAllPairs));
+    }
+    r.pair_bytes = o_.demand ? member_demand(*o_.demand, *graph_) : uniform_demand(n_, o_.size);
+    std::vector<uint32_t> ks;
+    if (o_.chunks_per_npu > 0) {
+      ks = {o_.chunks_per_npu};
+    } else {
+      for (uint32_t k : {1u, 2u, 4u, 8u, 16u}) {
+        if (k <= o_.max_chunks_per_npu && (k == 1 || uint64_t{n_} * n_ * k <= (uint64_t{1} << 20)))
+          ks.push_back(k);
+      }
+    }
+    if (uint64_t{n_} * n_ * ks.back() > (uint64_t{1} << 32))
+      throw Error("synth", "--chunks", fmt::format("{} chunks per pair x {} NPUs squared is too many", ks.back(), n_));
+    AllToAllResult best;
+    uint32_t best_k = 0;
+    for (uint32_t k : ks) {
+      AllToAllProblem p;
+      p.graph = &*graph_;
+      p.pair_bytes = r.pair_bytes;
+      p.chunks_per_pair = k;
+      p.seed = o_.seed;
+      AllToAllResult a = synthesize_all_to_all(p);
+      r.attempts.push_back({k, ChunkPriority::Scarce, a.max_link_load, a.makespan, false, false, false});
+      if (best_k != 0 && a.makespan >= best.makespan)
+        break;  // more chunks only add latency per chunk from here (each k doubles the last)
+      best = std::move(a);
+      best_k = k;
+    }
+    r.chunks_per_npu = best_k;
+    r.chunk_count = n_ * n_ * best_k;
     r.priority = ChunkPriority::Scarce;
-    const AllToAllResult a = synthesize_all_to_all(*graph_, k, r.chunk_bytes, o_.seed);
-    std::vector<OpId> op_of(a.hops.size());
+    r.max_link_load = best.max_link_load;
+    int64_t largest = 1;
+    for (int64_t b : r.pair_bytes)
+      largest = std::max(largest, all_to_all_chunk_bytes(b, best_k));
+    r.chunk_bytes = Bytes(largest);
+    std::vector<OpId> op_of(best.hops.size());
     std::vector<OpId> last(graph_->link_count(), OpId{UINT32_MAX});
     std::vector<OpId> deps;
-    for (size_t i = 0; i < a.hops.size(); ++i) {
-      const AllToAllHop& h = a.hops[i];
+    r.schedule.reserve(best.hops.size(), 2 * best.hops.size());
+    r.ops.reserve(best.hops.size());
+    for (size_t i = 0; i < best.hops.size(); ++i) {
+      const AllToAllHop& h = best.hops[i];
       deps.clear();
       if (h.previous != kNoTransfer)
         deps.push_back(op_of[h.previous]);
       if (last[h.link].value != UINT32_MAX)
         deps.push_back(last[h.link]);
-      op_of[i] =
-          r.schedule.add_transfer(graph_->global_node(graph_->src(h.link)), graph_->global_node(graph_->dst(h.link)),
-                                  r.chunk_bytes, Time::zero(), deps, h.chunk);
+      const uint32_t s = (h.chunk / n_) % n_, d = h.chunk % n_;
+      const Bytes bytes(all_to_all_chunk_bytes(r.pair_bytes[size_t{s} * n_ + d], best_k));
+      op_of[i] = r.schedule.add_transfer(graph_->global_node(graph_->src(h.link)),
+                                         graph_->global_node(graph_->dst(h.link)), bytes, Time::zero(), deps, h.chunk);
       last[h.link] = op_of[i];
       r.ops.push_back({graph_->global_link(h.link), h.start, h.end, false});
     }
-    r.time = a.makespan;
+    r.time = best.makespan;
   }
 
   const Topology& topology_;

@@ -32,6 +32,7 @@
 
 #include "chorus/collective/collective.hpp"
 #include "chorus/collective/schedule.hpp"
+#include "chorus/synth/demand.hpp"
 #include "chorus/synth/spread.hpp"
 #include "chorus/synth/synth_graph.hpp"
 
@@ -59,6 +60,8 @@ struct SynthOptions {
   uint32_t unrestricted_with_rails_up_to = 256;
   uint32_t scan_cap = 0;  // options scored per link choice (SpreadProblem::scan_cap); 0: 48 up to 256 NPUs, else 8
   Progress* progress = nullptr;  // hears of each search run (core/progress.hpp); none: silent
+  // All-to-All only: bytes per (source, destination) NPU (--demand FILE.csv); none: size / N to every NPU.
+  std::optional<DemandMatrix> demand;
 };
 
 // One run the search made.
@@ -95,7 +98,14 @@ struct SynthResult {
   std::vector<SynthAttempt> attempts;
   double synthesis_s = 0;
   uint64_t events = 0;
+  // All-to-All: bytes per (source rank, destination rank), member_count^2 (a chunk of pair (s, d) carries
+  // all_to_all_chunk_bytes(pair_bytes[s * n + d], chunks_per_npu)); and the busiest link's busy time.
+  std::vector<int64_t> pair_bytes;
+  Time max_link_load;
 };
+
+// All-to-All groups up to 4096 NPUs: a route is kept per (source, destination) chunk.
+inline constexpr uint64_t kMaxAllToAllPairs = uint64_t{1} << 24;
 
 // Throws chorus::Error on bad input (see synth_graph.hpp; also: size <= 0, a root outside the group, more
 // chunks than the limit).

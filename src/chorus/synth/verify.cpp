@@ -10,6 +10,8 @@
 
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/network/aware_model.hpp"
+#include "chorus/synth/all_to_all.hpp"
+#include "chorus/synth/all_to_all_bound.hpp"
 #include "chorus/synth/synth_routes.hpp"
 
 namespace chorus {
@@ -154,6 +156,8 @@ class Checker {
         continue;
       }
       const int64_t src = rank(s_.src(op));
+      if (r_.kind == CollectiveKind::AllToAll && !a2a_bytes(op))
+        return;
       if (r_.ops[i].reduce) {
         Partial p;
         if (src >= 0)
@@ -183,6 +187,23 @@ class Checker {
     }
     if (result_.ok)
       check_final(partial, got, a2a_done);
+  }
+
+  // All-to-All: a transfer carries one chunk of its pair's demand (pair_bytes), all_to_all_chunk_bytes of it.
+  bool a2a_bytes(OpId op) {
+    const uint32_t c = s_.chunk(op), s = (c / n_) % n_, d = c % n_;
+    const int64_t want = all_to_all_chunk_bytes(pair_demand(s, d), r_.chunks_per_npu);
+    if (c >= r_.chunk_count || s == d || want == 0 || s_.bytes(op).count() != want) {
+      fail(fmt::format("op {} carries {} bytes of chunk {} (NPU {} to NPU {}), which needs {}", op.value,
+                       s_.bytes(op).count(), c, r_.members[s], r_.members[d], want));
+      return false;
+    }
+    return true;
+  }
+  int64_t pair_demand(uint32_t s, uint32_t d) const {
+    if (r_.pair_bytes.empty())  // a result built without the demand: every pair sends chunk_bytes per chunk
+      return s == d ? 0 : r_.chunk_bytes.count() * r_.chunks_per_npu;
+    return r_.pair_bytes[size_t{s} * n_ + d];
   }
 
   // The sum of the reduced partials a step (or the end of the schedule) received for chunk c at node `at`.
@@ -227,7 +248,7 @@ class Checker {
     if (k == CollectiveKind::AllToAll) {
       for (uint32_t c = 0; c < r_.chunk_count; ++c) {
         const uint32_t s = (c / n_) % n_, d = c % n_;
-        if (s != d && !a2a_done[c])
+        if (s != d && pair_demand(s, d) > 0 && !a2a_done[c])
           return fail(fmt::format("chunk {} never reaches NPU {}", c, r_.members[d]));
       }
       return;
@@ -280,8 +301,26 @@ SynthBound synth_lower_bound(const Topology& topology, const SynthOptions& optio
     if (graph.global_node(m).value == options.root)
       bo.root = NodeId{m};
   }
-  const LowerBound b = lower_bound(sub, Collective{options.kind, options.size, graph.member_count()}, bo);
-  return {b.bound, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()};
+  SynthBound r;
+  if (options.kind == CollectiveKind::AllToAll &&
+      uint64_t{graph.member_count()} * graph.member_count() <= kMaxAllToAllPairs) {
+    // The concurrent-flow bound with the demand (all_to_all_bound.hpp); with a uniform demand also chorus bound's
+    // cut bound (exact by enumeration on small graphs), whichever is larger.
+    const std::vector<int64_t> demand =
+        options.demand ? member_demand(*options.demand, graph) : uniform_demand(graph.member_count(), options.size);
+    r.all_to_all = all_to_all_bound(graph, demand, {});
+    r.bound = r.all_to_all->bound;
+    r.kind = r.all_to_all->binding;
+  }
+  if (options.kind != CollectiveKind::AllToAll || !options.demand) {
+    const LowerBound b = lower_bound(sub, Collective{options.kind, options.size, graph.member_count()}, bo);
+    if (b.bound > r.bound) {
+      r.bound = b.bound;
+      r.kind = "cut (chorus bound)";
+    }
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return r;
 }
 
 }  // namespace chorus

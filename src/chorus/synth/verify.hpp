@@ -10,11 +10,14 @@
 //   - the aware network model (store-and-forward, one message per link) runs the Schedule in at most the
 //     synthesizer's estimate (equal unless a transfer could start earlier than the synthesizer started it).
 // synth_lower_bound() is lower_bound() (collective/lower_bound.hpp) on the graph the synthesis may use (a
-// tenant's group, failures removed).
+// tenant's group, failures removed); for All-to-All also the concurrent-flow bound with the demand matrix
+// (all_to_all_bound.hpp), the larger of the two.
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "chorus/synth/all_to_all_bound.hpp"
 #include "chorus/synth/synthesize.hpp"
 
 namespace chorus {
@@ -29,7 +32,9 @@ SynthCheck check_synthesis(const Topology& topology, const SynthResult& result);
 
 struct SynthBound {
   Time bound;
-  double seconds = 0;  // time spent computing it
+  double seconds = 0;                       // time spent computing it
+  std::string kind;                         // which bound binds (All-to-All: "flow (hops)", "single-npu cut", ...)
+  std::optional<AllToAllBound> all_to_all;  // All-to-All: the concurrent-flow bracket and its parts
 };
 
 SynthBound synth_lower_bound(const Topology& topology, const SynthOptions& options);
