@@ -15,6 +15,7 @@ void register_generate_command(CLI::App& app);
 void register_convert_command(CLI::App& app);
 void register_synth_command(CLI::App& app);
 void register_hlo_command(CLI::App& app);
+void register_import_command(CLI::App& app);  // chorus import pytorch
 void register_cli_docs(CLI::App& app);  // --version and the hidden --generate (cli_docs.cpp)
 
 }  // namespace chorus::cli

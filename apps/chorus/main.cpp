@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   chorus::cli::register_convert_command(app);
   chorus::cli::register_synth_command(app);
   chorus::cli::register_hlo_command(app);
+  chorus::cli::register_import_command(app);
   try {
     if (const int status = chorus::cli::parse_command_line(app, argc, argv); status != 0)
       return status;  // a usage error, already explained on stderr
