@@ -116,24 +116,34 @@ class Recovery {
     return false;
   }
 
-  // Depth-first, children in start order: the order the rank's threads ran the operators.
+  // Depth-first, children in start order: the order the rank's threads ran the operators. Below a
+  // communication node only operator-layer communication is taken: 1.13's observer leaves an async op on its
+  // thread's stack, so a later c10d::recv_ can be recorded as a child of the c10d::send before it.
   void walk() {
-    std::vector<uint32_t> stack;
+    std::vector<std::pair<uint32_t, bool>> stack;  // node, inside a communication node
     std::vector<uint32_t> roots = roots_;
     std::sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) { return t_.nodes[a].id > t_.nodes[b].id; });
-    stack = roots;
+    for (const uint32_t r : roots)
+      stack.emplace_back(r, false);
     size_t visited = 0;
     while (!stack.empty()) {
-      const uint32_t v = stack.back();
+      const auto [v, inside] = stack.back();
       stack.pop_back();
       ++visited;
-      const bool open = visit(v);
-      if (!open) {
+      bool open = true;
+      bool below_comm = inside;
+      if (!inside) {
+        open = visit(v);
+        below_comm = ops_[v].has_value();
+      } else if (ops_[v] && ops_[v]->layer == CommLayer::Operator) {
+        communication(v);
+      }
+      if (!open && !below_comm) {
         visited += subtree_size(v) - 1;
         continue;
       }
       for (uint32_t i = child_start_[v + 1]; i > child_start_[v]; --i)
-        stack.push_back(children_[i - 1]);
+        stack.emplace_back(children_[i - 1], below_comm);
     }
     if (visited != t_.nodes.size())
       for (uint32_t v = 0; v < t_.nodes.size(); ++v)
