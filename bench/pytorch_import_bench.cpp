@@ -23,52 +23,52 @@
 namespace chorus {
 namespace {
 
-// Writes about `megabytes` MB of trace; returns the number of nodes.
+std::string tensor(uint64_t id, uint64_t storage, uint64_t numel) {
+  return fmt::format("[{},{},0,{},4,\"cpu\"]", id, storage, numel);
+}
+
+// One node in the 1.13 layout, with the fields PyTorch writes (so the reader skips what it does not use).
+std::string node(const std::string& name, uint64_t id, uint64_t parent, const std::string& inputs,
+                 const std::string& outputs) {
+  return fmt::format(
+      ",\n{{\"name\": \"{}\", \"id\": {}, \"rf_id\": {}, \"parent\": {}, \"fw_parent\": 0, \"seq_id\": -1, "
+      "\"scope\": 0, \"tid\": 1, \"fw_tid\": 0, \"op_schema\": \"{}(Tensor self, Tensor other) -> Tensor\", "
+      "\"inputs\": [{}], \"input_shapes\": [[64,64],[64,64]], \"input_types\": [\"Tensor(float)\",\"Tensor(float)\"], "
+      "\"outputs\": [{}], \"output_shapes\": [[64,64]], \"output_types\": [\"Tensor(float)\"]}}",
+      name, id, id, parent, name, inputs, outputs);
+}
+
+// Writes about `megabytes` MB of trace; returns the number of nodes. Per layer: aten::linear holding aten::t
+// and aten::addmm; every 16 layers a c10d::allreduce_ of a 256 KiB bucket holding its gloo:all_reduce, and an
+// aten::add_ that reads the bucket (the wait).
 size_t write_trace(const std::string& path, size_t megabytes) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   std::fputs("{\"schema\": \"1.0.1\", \"pid\": 1, \"time\": \"\", \"start_ts\": 0, \"nodes\": [\n", f);
-  std::fputs(
-      R"({"name": "[pytorch|profiler|execution_graph|thread]", "id": 2, "rf_id": 0, "parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 7, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []})",
-      f);
+  std::fputs("{\"name\": \"[pytorch|profiler|execution_graph|process]\", \"id\": 1, \"parent\": 1, \"inputs\": []}", f);
+  std::fputs(node("[pytorch|profiler|execution_graph|thread]", 2, 1, "", "").c_str(), f);
   uint64_t id = 3;
   size_t nodes = 2;
   const size_t limit = megabytes * 1000 * 1000;
   for (uint64_t layer = 0; static_cast<size_t>(std::ftell(f)) < limit; ++layer) {
-    const uint64_t linear = id++, t = id++, addmm = id++;
-    const uint64_t x = id++, w = id++, y = id++;
-    std::fputs(fmt::format(R"(,
-{{"name": "aten::t", "id": {}, "rf_id": {}, "parent": {}, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "aten::t(Tensor(a) self) -> Tensor(a)", "inputs": [[{},{},0,4096,4,"cpu"]], "input_shapes": [[64,64]], "input_types": ["Tensor(float)"], "outputs": [[{},{},0,4096,4,"cpu"]], "output_shapes": [[64,64]], "output_types": ["Tensor(float)"]
+    const uint64_t linear = id++, t = id++, addmm = id++, x = id++, w = id++, y = id++;
+    std::string text =
+        node("aten::linear", linear, 2, tensor(x, x, 4096) + "," + tensor(w, w, 4096), tensor(y, y, 4096));
+    text += node("aten::t", t, linear, tensor(w, w, 4096), tensor(w + 1000000000, w, 4096));
+    text += node("aten::addmm", addmm, linear, tensor(x, x, 4096) + "," + tensor(w, w, 4096), tensor(y, y, 4096));
+    nodes += 3;
+    if (layer % 16 == 15) {
+      const uint64_t ar = id++, gloo = id++, add = id++, bucket = 2000000000 + layer;
+      const std::string b = tensor(bucket, bucket, 65536);
+      text += node("c10d::allreduce_", ar, 2, "[" + b + "]", "[" + b + "]");
+      text += node("gloo:all_reduce", gloo, ar, b, "");
+      text += node("aten::add_", add, 2, b + "," + tensor(y, y, 4096), b);
+      nodes += 3;
+    }
+    std::fputs(text.c_str(), f);
   }
-},
-{{"name": "aten::addmm", "id": {}, "rf_id": {}, "parent": {}, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", "inputs": [[{},{},0,64,4,"cpu"],[{},{},0,4096,4,"cpu"],[{},{},0,4096,4,"cpu"],1,1], "input_shapes": [[64],[64,64],[64,64],[],[]], "input_types": ["Tensor(float)","Tensor(float)","Tensor(float)","Int","Int"], "outputs": [[{},{},0,4096,4,"cpu"]], "output_shapes": [[64,64]], "output_types": ["Tensor(float)"]}},
-{{"name": "aten::linear", "id": {}, "rf_id": {}, "parent": 2, "fw_parent": 0, "seq_id": {}, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", "inputs": [[{},{},0,4096,4,"cpu"],[{},{},0,4096,4,"cpu"],"<None>"], "input_shapes": [[64,64],[64,64],[]], "input_types": ["Tensor(float)","Tensor(float)","None"], "outputs": [[{},{},0,4096,4,"cpu"]], "output_shapes": [[64,64]], "output_types": ["Tensor(float)"]}})",
-                           t, t, linear, w, w, w, w, addmm, addmm, linear, x, x, x, x, w, w, y, y, linear, linear,
-                           layer, x, x, w, w, y, y)
-                   .c_str(),
-               f);
-nodes += 3;
-if (layer % 16 == 15) {
-  const uint64_t ar = id++, gloo = id++, read = id++;
-      std::fputs(fmt::format(R"(,
-{{"name": "gloo:all_reduce", "id": {}, "rf_id": {}, "parent": {}, "fw_parent": 0, "seq_id": -1, "scope": 7, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [[{},{},0,65536,4,"cpu"]], "input_shapes": [[65536]], "input_types": ["Tensor(float)"], "outputs": [], "output_shapes": [], "output_types": []
-}
-},
-{{"name": "c10d::allreduce_", "id": {}, "rf_id": {}, "parent": 2, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "c10d::allreduce_(Tensor[] _0, __torch__.torch.classes.c10d.ProcessGroup _1, __torch__.torch.classes.c10d.ReduceOp _2, int _3) -> (Tensor[] _0, __torch__.torch.classes.c10d.Work _1)", "inputs": [[[{},{},0,65536,4,"cpu"]],"<Object>","<Object>",-1], "input_shapes": [[[65536]],[],[],[]], "input_types": ["GenericList[Tensor(float)]","Object","Object","Int"], "outputs": [[[{},{},0,65536,4,"cpu"]],"<Object>"], "output_shapes": [[[65536]],[]], "output_types": ["GenericList[Tensor(float)]","Object"]}},
-{{"name": "aten::add_", "id": {}, "rf_id": {}, "parent": 2, "fw_parent": 0, "seq_id": -1, "scope": 0, "tid": 1, "fw_tid": 0, "op_schema": "", "inputs": [[{},{},0,65536,4,"cpu"],1], "input_shapes": [[65536],[]], "input_types": ["Tensor(float)","Int"], "outputs": [[{},{},0,65536,4,"cpu"]], "output_shapes": [[65536]], "output_types": ["Tensor(float)"]}})",
-                             gloo, gloo, ar, x, 1000000000 + layer, ar, ar, x, 1000000000 + layer, x,
-                             1000000000 + layer, read, read, x, 1000000000 + layer, x, 1000000000 + layer)
-                     .c_str(),
-                 f);
-nodes += 3;
-}
-}
-std::fputs(R"(,
-{"name": "[pytorch|profiler|execution_graph|process]", "id": 1, "rf_id": 0, "parent": 1, "fw_parent": 0, "seq_id": -1, "scope": 7, "tid": 0, "fw_tid": 0, "op_schema": "", "inputs": [], "input_shapes": [], "input_types": [], "outputs": [], "output_shapes": [], "output_types": []}
-], "finish_ts": 1}
-)",
-           f);
-std::fclose(f);
-return nodes;
+  std::fputs("\n], \"finish_ts\": 1}\n", f);
+  std::fclose(f);
+  return nodes;
 }
 
 double peak_rss_mib() {

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <iterator>
 #include <memory>
 #include <unordered_map>
 
@@ -364,6 +365,46 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
+// Reads the file in 1 MiB blocks for the parser: nlohmann's own FILE* adapter calls fgetc (a lock) per byte.
+class BlockReader {
+ public:
+  explicit BlockReader(std::FILE* f) : f_(f), buffer_(size_t{1} << 20) { refill(); }
+  bool done() const { return pos_ == len_; }
+  char peek() const { return buffer_[pos_]; }
+  void advance() {
+    if (++pos_ == len_)
+      refill();
+  }
+
+ private:
+  void refill() {
+    len_ = std::fread(buffer_.data(), 1, buffer_.size(), f_);
+    pos_ = 0;
+  }
+  std::FILE* f_;
+  std::vector<char> buffer_;
+  size_t pos_ = 0, len_ = 0;
+};
+
+// The input iterator nlohmann's iterator adapter walks; the default-constructed one is the end.
+struct BlockIterator {
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = char;
+
+  BlockReader* reader = nullptr;
+  char operator*() const { return reader->peek(); }
+  BlockIterator& operator++() {
+    reader->advance();
+    return *this;
+  }
+  bool at_end() const { return reader == nullptr || reader->done(); }
+  bool operator==(const BlockIterator& other) const { return at_end() == other.at_end(); }
+  bool operator!=(const BlockIterator& other) const { return !(*this == other); }
+};
+
 }  // namespace
 
 ExecutionTrace read_execution_trace(const std::string& path, std::ostream* warnings) {
@@ -373,7 +414,8 @@ ExecutionTrace read_execution_trace(const std::string& path, std::ostream* warni
   ExecutionTrace trace;
   trace.path = path;
   Handler handler(trace, warnings);
-  json::sax_parse(file.get(), &handler);
+  BlockReader reader(file.get());
+  json::sax_parse(BlockIterator{&reader}, BlockIterator{}, &handler);
   handler.finish();
   return trace;
 }
