@@ -6,6 +6,8 @@
 //
 //   build/pytorch_import_bench --benchmark_filter=ImportPytorch
 //   CHORUS_BENCH_PYTORCH_GB=1 build/pytorch_import_bench --benchmark_filter=ImportPytorch/1024
+//   CHORUS_BENCH_PYTORCH_GB=1 CHORUS_BENCH_PYTORCH_TRACE=/tmp/pt1g.json build/pytorch_import_bench \
+//       --benchmark_filter=ImportPytorch/1024   # keeps the trace: /usr/bin/time -v build/chorus import pytorch ...
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -83,8 +85,12 @@ void BM_ImportPytorch(benchmark::State& state) {
     state.SkipWithError("set CHORUS_BENCH_PYTORCH_GB=1 to run the 1 GB case");
     return;
   }
+  // CHORUS_BENCH_PYTORCH_TRACE=FILE writes the trace there and keeps it (for timing `chorus import pytorch`).
+  const char* keep = std::getenv("CHORUS_BENCH_PYTORCH_TRACE");
   const std::string path =
-      (std::filesystem::temp_directory_path() / fmt::format("chorus_pt_bench_{}.json", ::getpid())).string();
+      keep != nullptr
+          ? std::string(keep)
+          : (std::filesystem::temp_directory_path() / fmt::format("chorus_pt_bench_{}.json", ::getpid())).string();
   const size_t nodes = write_trace(path, megabytes);
   size_t chakra_nodes = 0;
   for (auto _ : state) {
@@ -94,7 +100,8 @@ void BM_ImportPytorch(benchmark::State& state) {
     benchmark::DoNotOptimize(chakra_nodes);
   }
   const auto bytes = std::filesystem::file_size(path);
-  std::filesystem::remove(path);
+  if (keep == nullptr)
+    std::filesystem::remove(path);
   state.counters["trace_nodes"] = static_cast<double>(nodes);
   state.counters["chakra_nodes"] = static_cast<double>(chakra_nodes);
   state.counters["file_MB"] = static_cast<double>(bytes) / 1e6;
