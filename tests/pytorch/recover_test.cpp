@@ -3,7 +3,11 @@
 // (write_schema_1_1_traces.py); the expected kinds, sizes and groups are worked out from the programs.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "chorus/pytorch/import.hpp"
@@ -189,6 +193,24 @@ TEST(PytorchRecover, KinetoCpuTimesBecomeComputeDurations) {
   EXPECT_EQ(find_node(r, "Optimizer.step#SGD.step")->duration_micros, 83u);
   EXPECT_EQ(find_node(r, "Optimizer.zero_grad#SGD.zero_grad")->duration_micros, 18u);
   EXPECT_TRUE(find_node(r, "Optimizer.step#SGD.step")->is_cpu_op);  // CPU time: no GPU kernels in this trace
+}
+
+TEST(PytorchRecover, QuotesAndBracketsInUnreadValuesDoNotConfuseTheReader) {
+  // op_schema and the shapes/types lists are not read; quotes, escapes and brackets inside their strings must
+  // not be taken for structure (nor a string list for a tensor descriptor). The all_reduce's tensor that follows
+  // is 256 float32 = 1024 bytes.
+  const auto path = std::filesystem::temp_directory_path() / ("chorus_pt_drop_" + std::to_string(::getpid()));
+  std::ofstream(path) << R"({"schema": "1.0.1", "nodes": [
+    {"name": "[pytorch|profiler|execution_graph|thread]", "id": 2, "parent": 1, "inputs": []},
+    {"name": "c10d::allreduce_", "id": 5, "parent": 2, "op_schema": "f(Tensor[] a) -> \"]\" [ {",
+     "input_shapes": [[["]", "[["]], [1, 2]], "input_types": ["a\\", "]"], "inputs": [[[3,4,0,256,4,"cpu"]]],
+     "output_types": [], "outputs": []},
+    {"name": "[pytorch|profiler|execution_graph|process]", "id": 1, "parent": 1, "inputs": []}]})";
+  const ExecutionTrace t = read_execution_trace(path.string(), nullptr);
+  std::filesystem::remove(path);
+  const RankImport r = recover_rank(t, 0, 2, nullptr);
+  ASSERT_EQ(r.collectives.size(), 1u);
+  EXPECT_EQ(r.collectives[0].bytes, 1024u);
 }
 
 }  // namespace
