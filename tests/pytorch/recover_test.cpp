@@ -195,6 +195,37 @@ TEST(PytorchRecover, KinetoCpuTimesBecomeComputeDurations) {
   EXPECT_TRUE(find_node(r, "Optimizer.step#SGD.step")->is_cpu_op);  // CPU time: no GPU kernels in this trace
 }
 
+TEST(PytorchRecover, KinetoGpuKernelsAndNcclKernels) {
+  // A hand-written Kineto trace for rank 0 of schema_1_1_4r: CPU ops carry "Record function id" (= the
+  // execution trace's rf_id: aten::mm 2, record_param_comms 3) and "External id"; kernels carry the External id
+  // of the op that launched them. aten::mm launched two GEMM kernels of 30 and 10 us: its compute is their sum,
+  // 40 us (not its 55 us of CPU time), on the GPU (is_cpu_op false); the all_reduce launched an NCCL kernel of
+  // 25 us: its measured duration. aten::add has only CPU time, 7 us.
+  const auto path = std::filesystem::temp_directory_path() / ("chorus_pt_kineto_" + std::to_string(::getpid()));
+  std::ofstream(path) << R"({"distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 4}, "traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 10, "dur": 55, "args": {"Record function id": 2, "External id": 100}},
+    {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "ts": 70, "dur": 9, "args": {"Record function id": 3, "External id": 101}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 90, "dur": 7, "args": {"Record function id": 8, "External id": 102}},
+    {"ph": "X", "cat": "kernel", "name": "sm80_xmma_gemm_bf16", "ts": 20, "dur": 30, "args": {"External id": 100, "correlation": 5}},
+    {"ph": "X", "cat": "kernel", "name": "sm80_xmma_gemm_bf16", "ts": 50, "dur": 10, "args": {"External id": 100, "correlation": 6}},
+    {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", "ts": 75, "dur": 25, "args": {"External id": 101, "correlation": 7}}
+  ]})";
+  const ExecutionTrace t = read_execution_trace(data("schema_1_1_4r.et.0.json"), nullptr);
+  const KinetoTimes k = join_kineto(path.string(), t);
+  std::filesystem::remove(path);
+  EXPECT_EQ(k.rank, 0);
+  EXPECT_EQ(k.world_size, 4);
+  EXPECT_EQ(k.kernels, 3u);
+  const RankImport r = recover_rank(t, 0, 4, &k);
+  EXPECT_EQ(r.timing, Timing::Kineto);
+  ASSERT_NE(find_node(r, "aten::mm"), nullptr);
+  EXPECT_EQ(find_node(r, "aten::mm")->duration_micros, 40u);
+  EXPECT_FALSE(find_node(r, "aten::mm")->is_cpu_op);
+  EXPECT_EQ(find_node(r, "record_param_comms")->duration_micros, 25u);
+  EXPECT_EQ(find_node(r, "aten::add")->duration_micros, 7u);
+  EXPECT_TRUE(find_node(r, "aten::add")->is_cpu_op);
+}
+
 TEST(PytorchRecover, QuotesAndBracketsInUnreadValuesDoNotConfuseTheReader) {
   // op_schema and the shapes/types lists are not read; quotes, escapes and brackets inside their strings must
   // not be taken for structure (nor a string list for a tensor descriptor). The all_reduce's tensor that follows
