@@ -369,24 +369,18 @@ struct FileCloser {
 class BlockReader {
  public:
   explicit BlockReader(std::FILE* f) : f_(f), buffer_(size_t{1} << 20) { refill(); }
-  bool done() const { return pos_ == len_; }
-  char peek() const { return buffer_[pos_]; }
-  void advance() {
-    if (++pos_ == len_)
-      refill();
-  }
+  const char* begin() const { return buffer_.data(); }
+  const char* end() const { return buffer_.data() + len_; }
+  void refill() { len_ = std::fread(buffer_.data(), 1, buffer_.size(), f_); }
 
  private:
-  void refill() {
-    len_ = std::fread(buffer_.data(), 1, buffer_.size(), f_);
-    pos_ = 0;
-  }
   std::FILE* f_;
   std::vector<char> buffer_;
-  size_t pos_ = 0, len_ = 0;
+  size_t len_ = 0;
 };
 
-// The input iterator nlohmann's iterator adapter walks; the default-constructed one is the end.
+// The input iterator nlohmann's iterator adapter walks: a pointer into the current block; the
+// default-constructed one is the end.
 struct BlockIterator {
   using iterator_category = std::input_iterator_tag;
   using value_type = char;
@@ -394,15 +388,25 @@ struct BlockIterator {
   using pointer = const char*;
   using reference = char;
 
-  BlockReader* reader = nullptr;
-  char operator*() const { return reader->peek(); }
+  BlockIterator() = default;
+  explicit BlockIterator(BlockReader* r) : reader(r), at(r->begin()), block_end(r->end()) {}
+
+  char operator*() const { return *at; }
   BlockIterator& operator++() {
-    reader->advance();
+    if (++at == block_end) {
+      reader->refill();
+      at = reader->begin();
+      block_end = reader->end();
+    }
     return *this;
   }
-  bool at_end() const { return reader == nullptr || reader->done(); }
+  bool at_end() const { return at == block_end; }
   bool operator==(const BlockIterator& other) const { return at_end() == other.at_end(); }
-  bool operator!=(const BlockIterator& other) const { return !(*this == other); }
+  bool operator!=(const BlockIterator& other) const { return at_end() != other.at_end(); }
+
+  BlockReader* reader = nullptr;
+  const char* at = nullptr;
+  const char* block_end = nullptr;
 };
 
 }  // namespace
@@ -415,7 +419,7 @@ ExecutionTrace read_execution_trace(const std::string& path, std::ostream* warni
   trace.path = path;
   Handler handler(trace, warnings);
   BlockReader reader(file.get());
-  json::sax_parse(BlockIterator{&reader}, BlockIterator{}, &handler);
+  json::sax_parse(BlockIterator(&reader), BlockIterator(), &handler);
   handler.finish();
   return trace;
 }
