@@ -104,6 +104,8 @@ TEST_F(PytorchImportCli, NotAnExecutionTrace) {
                         "ddp_mlp_2r.kineto.0.json", "is a JSON array");
   const auto other = write("other.json", R"({"schema": "1.0.1", "traceEvents": []})");
   expect_one_line_error(run_chorus_split({"import", "pytorch", "--et", other}), other, "nodes: missing");
+  const auto scalar = write("scalar.json", R"("a string")");
+  expect_one_line_error(run_chorus_split({"import", "pytorch", "--et", scalar}), scalar, "is not a JSON object");
   const auto cut = write("cut.json", R"({"schema": "1.0.1", "nodes": [{"name": "a", "id": 2,)");
   expect_one_line_error(run_chorus_split({"import", "pytorch", "--et", cut}), cut, "invalid JSON");
 }

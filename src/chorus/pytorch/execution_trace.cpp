@@ -62,7 +62,7 @@ class Handler : public nlohmann::json_sax<json> {
   bool number_float(number_float_t, const string_t&) override { return scalar(std::nullopt); }
   bool binary(binary_t&) override { return scalar(std::nullopt); }
   bool string(string_t& s) override {
-    Frame& f = top();
+    Frame& f = top();  // throws for a document that is a bare string
     if (f.role == Role::Node && f.key == "name") {
       node_.name = intern(s);
       have_name_ = true;
@@ -171,7 +171,11 @@ class Handler : public nlohmann::json_sax<json> {
   }
 
  private:
-  Frame& top() { return stack_.back(); }
+  Frame& top() {
+    if (stack_.empty())
+      throw Error(t_.path, "document", "is not a JSON object: a PyTorch execution trace is an object with \"nodes\"");
+    return stack_.back();
+  }
 
   bool push(Role role, bool output, uint32_t arg) {
     if (stack_.size() >= kMaxDepth)
