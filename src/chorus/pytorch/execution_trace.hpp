@@ -1,5 +1,5 @@
 // PyTorch execution traces (the JSON of the profiler's ExecutionTraceObserver / 1.13's ExecutionGraphObserver),
-// read by streaming (nlohmann's SAX interface: the document is never held whole) into compact per-node records.
+// read by streaming (json_scan.hpp drives a SAX handler: the document is never held whole) into compact records.
 //
 // Two layouts are read (docs/workload.md, "The PyTorch route", cites the writer):
 //   schema "1.0.1" (PyTorch 1.13): a node has "id", "name", "parent", "rf_id", "tid", flat "inputs"/"outputs";
