@@ -1,0 +1,164 @@
+// Kineto / profiler chrome-trace join onto an execution trace (kineto.hpp).
+#include "chorus/pytorch/kineto.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "chorus/core/error.hpp"
+#include "chorus/io/json_file.hpp"
+
+namespace chorus::pytorch {
+namespace {
+
+using json = nlohmann::json;
+
+struct Event {
+  const json* e;
+  double ts;
+  uint64_t dur;
+};
+
+std::optional<int64_t> int_arg(const json& e, const char* key) {
+  const auto args = e.find("args");
+  if (args == e.end() || !args->is_object())
+    return std::nullopt;
+  const auto v = args->find(key);
+  if (v == args->end() || !v->is_number_integer())
+    return std::nullopt;
+  return v->get<int64_t>();
+}
+
+bool is_gpu(const std::string& cat) {
+  return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset";
+}
+
+bool is_nccl(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  return name.find("nccl") != std::string::npos;
+}
+
+class Join {
+ public:
+  Join(const std::string& path, const ExecutionTrace& et) : path_(path), et_(et) {
+    k_.path = path;
+    k_.cpu_us.assign(et.nodes.size(), std::nullopt);
+    k_.gpu_us.assign(et.nodes.size(), 0);
+    k_.nccl_us.assign(et.nodes.size(), 0);
+  }
+
+  KinetoTimes run() {
+    const json doc = load_json_file(path_);
+    const json* events = &doc;
+    if (doc.is_object()) {
+      const auto it = doc.find("traceEvents");
+      if (it == doc.end())
+        throw Error(path_, "traceEvents", "missing: not a Kineto / chrome trace");
+      events = &*it;
+      distributed_info(doc);
+    }
+    if (!events->is_array())
+      throw Error(path_, "traceEvents", "is not a list of events");
+    collect(*events);
+    match_cpu();
+    attach_kernels();
+    return std::move(k_);
+  }
+
+ private:
+  void distributed_info(const json& doc) {
+    const auto it = doc.find("distributedInfo");
+    if (it == doc.end() || !it->is_object())
+      return;
+    if (const auto r = it->find("rank"); r != it->end() && r->is_number_integer())
+      k_.rank = r->get<int64_t>();
+    if (const auto w = it->find("world_size"); w != it->end() && w->is_number_integer())
+      k_.world_size = w->get<int64_t>();
+  }
+
+  void collect(const json& events) {
+    for (size_t i = 0; i < events.size(); ++i) {
+      const json& e = events[i];
+      if (!e.is_object() || e.value("ph", "") != "X")
+        continue;
+      const auto dur = e.find("dur");
+      const auto ts = e.find("ts");
+      if (dur == e.end() || !dur->is_number() || dur->get<double>() < 0)
+        throw Error(path_, fmt::format("traceEvents[{}].dur", i), "missing or negative");
+      if (ts == e.end() || !ts->is_number())
+        throw Error(path_, fmt::format("traceEvents[{}].ts", i), "missing or not a number");
+      const Event ev{&e, ts->get<double>(), static_cast<uint64_t>(dur->get<double>() + 0.5)};
+      const std::string cat = e.value("cat", "");
+      if (is_gpu(cat)) {
+        gpu_.push_back(ev);
+      } else if (cat.empty() || cat == "cpu_op" || cat == "user_annotation" || cat == "Operator") {
+        if (const auto rf = int_arg(e, "Record function id"))
+          by_rf_[static_cast<uint64_t>(*rf)] = ev;
+        by_name_[e.value("name", "")].push_back(ev);
+      }
+    }
+    for (auto& [name, list] : by_name_)
+      std::stable_sort(list.begin(), list.end(), [](const Event& a, const Event& b) { return a.ts < b.ts; });
+  }
+
+  // By record-function id when the trace has them, else the k-th event of a name is the k-th node of it.
+  void match_cpu() {
+    std::vector<uint32_t> order(et_.nodes.size());
+    for (uint32_t v = 0; v < order.size(); ++v)
+      order[v] = v;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return et_.nodes[a].id < et_.nodes[b].id; });
+    for (const uint32_t v : order) {
+      const EtNode& n = et_.nodes[v];
+      std::optional<Event> ev;
+      if (!by_rf_.empty()) {
+        const auto it = by_rf_.find(n.rf_id);
+        if (it != by_rf_.end())
+          ev = it->second;
+      } else {
+        const auto it = by_name_.find(et_.name_of(n));
+        if (it != by_name_.end() && !it->second.empty()) {
+          ev = it->second.front();
+          it->second.pop_front();
+        }
+      }
+      if (!ev)
+        continue;
+      k_.cpu_us[v] = ev->dur;
+      ++k_.matched;
+      if (const auto ext = int_arg(*ev->e, "External id"))
+        by_external_[*ext] = v;
+    }
+  }
+
+  void attach_kernels() {
+    for (const Event& g : gpu_) {
+      const auto ext = int_arg(*g.e, "External id");
+      if (!ext)
+        continue;
+      const auto it = by_external_.find(*ext);
+      if (it == by_external_.end())
+        continue;
+      ++k_.kernels;
+      (is_nccl(g.e->value("name", "")) ? k_.nccl_us : k_.gpu_us)[it->second] += g.dur;
+    }
+  }
+
+  const std::string& path_;
+  const ExecutionTrace& et_;
+  KinetoTimes k_;
+  std::vector<Event> gpu_;
+  std::unordered_map<uint64_t, Event> by_rf_;
+  std::unordered_map<std::string, std::deque<Event>> by_name_;
+  std::unordered_map<int64_t, uint32_t> by_external_;
+};
+
+}  // namespace
+
+KinetoTimes join_kineto(const std::string& path, const ExecutionTrace& et) {
+  return Join(path, et).run();
+}
+
+}  // namespace chorus::pytorch
