@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "chorus/collective/bound_request.hpp"
 #include "chorus/collective/collective.hpp"
-#include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/core/parse_units.hpp"
@@ -34,49 +34,6 @@ struct BoundCommandOptions {
   bool json = false;
 };
 
-CollectiveKind parse_kind(const std::string& text) {
-  const std::optional<CollectiveKind> kind = parse_collective_kind(text);
-  if (!kind) {
-    throw Error("", "--collective",
-                fmt::format("unknown collective '{}'; expected all_reduce, reduce_scatter, all_gather, all_to_all, "
-                            "broadcast or reduce",
-                            text));
-  }
-  return *kind;
-}
-
-BoundMethod parse_sinks(const std::string& text) {
-  const std::optional<BoundMethod> method = parse_bound_method(text);
-  if (!method)
-    throw Error("", "--sinks", fmt::format("unknown value '{}'; expected auto, all, one or brute", text));
-  return *method;
-}
-
-double nanoseconds(Time t) {
-  return static_cast<double>(t.picoseconds()) / 1e3;
-}
-
-void print_json(const LowerBound& b, const Topology& topology) {
-  nlohmann::json j;
-  j["collective"] = to_string(b.collective);
-  j["topology"] = topology.name();
-  j["size_bytes"] = b.size.count();
-  j["npus"] = b.npus;
-  j["method"] = to_string(b.method);
-  j["bound_ns"] = nanoseconds(b.bound);
-  j["bandwidth_bound_ns"] = nanoseconds(b.bandwidth_bound);
-  j["latency_bound_ns"] = nanoseconds(b.latency_bound);
-  j["worst_cut_npus"] = b.worst_cut_npus;
-  j["worst_cut_nodes"] = b.worst_cut.size();
-  if (b.all_gather)
-    j["all_gather_bandwidth_bound_ns"] = nanoseconds(b.all_gather->time);
-  if (b.reduce_scatter)
-    j["reduce_scatter_bandwidth_bound_ns"] = nanoseconds(b.reduce_scatter->time);
-  j["information_bound_ns"] = b.information_bound ? nlohmann::json(nanoseconds(*b.information_bound)) : nullptr;
-  j["max_flows"] = b.max_flows;
-  std::cout << j.dump() << "\n";
-}
-
 void print_text(const LowerBound& b, const Topology& topology) {
   fmt::print("collective         {} of {} on {} ({} NPUs, method {})\n", to_string(b.collective), to_string(b.size),
              topology.name(), b.npus, to_string(b.method));
@@ -89,23 +46,15 @@ void print_text(const LowerBound& b, const Topology& topology) {
 }
 
 void run_bound(const BoundCommandOptions& o) {
-  const CollectiveKind kind = parse_kind(o.collective);
-  const Bytes size = parse_size(o.size, "--size");
-  BoundOptions options;
-  options.method = parse_sinks(o.sinks);
-  options.root = NodeId{o.root};
+  const CollectiveKind kind = collective_kind_argument(o.collective);
+  const Bytes size = parse_size(o.size, Argument{"size"});
   const Topology topology = make_topology(o.topology, limits::kMaxBoundNpus, "kMaxBoundNpus");
-  // The All-Reduce information bound costs 2(N-1) max-flows; by default it is skipped on large topologies.
-  options.information_bound =
-      o.information_bound == "on" || (o.information_bound == "auto" && topology.npu_count() <= 1024);
-  if (o.information_bound != "on" && o.information_bound != "off" && o.information_bound != "auto") {
-    throw Error("", "--information-bound", fmt::format("is '{}'; expected auto, on or off", o.information_bound));
-  }
+  BoundOptions options = bound_options(o.sinks, o.root, o.information_bound, topology.npu_count());
   const std::unique_ptr<Progress> progress = terminal_progress(o.json);
   options.progress = progress.get();
   const LowerBound b = lower_bound(topology, Collective{kind, size, topology.npu_count()}, options);
   if (o.json) {
-    print_json(b, topology);
+    std::cout << bound_record(b, topology.name()).dump() << "\n";
   } else {
     print_text(b, topology);
   }

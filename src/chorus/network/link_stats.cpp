@@ -12,7 +12,7 @@ namespace chorus {
 void write_link_stats_csv(const std::string& path, const Topology& topology, const LinkStats& stats, Time makespan) {
   std::ofstream out(path);
   if (!out)
-    throw Error(path, "--link-stats", "cannot open file for writing");
+    throw Error(path, Argument{"link_stats"}, "cannot open file for writing");
   out << "link,src,dst,bandwidth_GBps,latency_ns,bytes,busy_ns,utilization,peak_flows\n";
   for (uint32_t l = 0; l < topology.link_count(); ++l) {
     const LinkId id{l};
@@ -24,7 +24,7 @@ void write_link_stats_csv(const std::string& path, const Topology& topology, con
                        stats.peak_flows[l]);
   }
   if (!out)
-    throw Error(path, "--link-stats", "write failed");
+    throw Error(path, Argument{"link_stats"}, "write failed");
 }
 
 }  // namespace chorus

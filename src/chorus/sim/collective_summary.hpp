@@ -1,0 +1,60 @@
+// The one summary of a simulated collective: time, lower bound, nccl-tests bandwidths, physical feasibility. It is
+// the object `chorus collective --json` prints, the text `chorus collective` prints and the record
+// chorus.collective() returns in Python; run_collective_request (collective_request.hpp) fills it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "chorus/collective/collective.hpp"
+#include "chorus/core/units.hpp"
+#include "chorus/network/network_model.hpp"
+
+namespace chorus {
+
+struct CollectiveSummary {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  uint64_t npus = 0;
+  std::string topology;
+  std::string algorithm;  // the plan's label, e.g. "ring" or "ring,direct"; "synth" for a synthesized schedule
+  NetworkModelKind model = NetworkModelKind::Unaware;
+  Bytes size;  // NCCL's convention (All-Gather: the gathered output)
+  uint64_t chunks = 0;
+  uint64_t transfers = 0;
+  std::string evaluation;  // symmetric | schedule
+  Time time;               // simulated
+  Time bound;              // the physical lower bound the time is compared with
+  double wall_s = 0;       // simulation (built-in algorithms) or synthesis (synth) wall time
+
+  // Built-in algorithms only (absent for synth).
+  struct Native {
+    bool astra_compatible = false;
+    CollectiveBandwidth bandwidth;
+    Time bandwidth_bound;
+    Time latency_bound;
+    uint64_t events = 0;  // 0 when the evaluation counts none
+  };
+  // The synthesizer only (absent for built-in algorithms).
+  struct Synthesized {
+    uint64_t chunks_per_npu = 0;
+    Time estimate;  // the synthesizer's own time for its schedule
+  };
+  std::optional<Native> native;
+  std::optional<Synthesized> synthesized;
+
+  // time / bound; 0 without a bound.
+  double ratio() const;
+  // time >= bound, exactly (lower_bound.hpp's physically_feasible).
+  bool physically_feasible() const;
+};
+
+// The keys of `chorus collective --json`: collective, npus, topology, algorithm, model, size_bytes, chunks,
+// transfers, evaluation, time_ns, bound_ns, ratio, physically_feasible; built-in algorithms add astra_compatible,
+// algbw_GBps, busbw_GBps, bandwidth_bound_ns, latency_bound_ns, wall_s, events, events_per_s; synth adds
+// chunks_per_npu, synth_estimate_ns, synthesis_s.
+nlohmann::json to_json(const CollectiveSummary& summary);
+
+}  // namespace chorus
