@@ -16,6 +16,22 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 
 
+def check_wheel_support():
+    """pip builds a wheel even for `pip install .`; setuptools before 70.1 needs the separate `wheel` package for
+    that. Without it setuptools only says "invalid command 'bdist_wheel'"; say what is missing instead."""
+    if "bdist_wheel" not in sys.argv and "dist_info" not in sys.argv:
+        return
+    try:
+        import wheel  # noqa: F401  (setuptools >= 70.1 has its own bdist_wheel)
+    except ImportError:
+        major, minor = (int(x) for x in re.findall(r"\d+", __import__("setuptools").__version__)[:2])
+        if (major, minor) < (70, 1):
+            sys.exit(f"chorus: building needs the 'wheel' package for {sys.executable} (setuptools "
+                     f"{major}.{minor} has no bdist_wheel of its own). On Debian, python3-wheel provides it for "
+                     "/usr/bin/python3: make the venv with `/usr/bin/python3 -m venv --system-site-packages` "
+                     "(docs/python.md).")
+
+
 def project_version():
     """The version in CMakeLists.txt's project() line, so Python and C++ report the same one."""
     text = (ROOT / "CMakeLists.txt").read_text()
@@ -53,6 +69,7 @@ class CMakeBuild(build_ext):
         self.copy_file(str(built), str(target_dir / built.name))
 
 
+check_wheel_support()
 setup(
     name="chorus",
     version=project_version(),

@@ -55,7 +55,6 @@ void bm_astra_ring_4096_all_reduce(benchmark::State& state) {
   const AstraSystemConfig system = load_astra_system(astra_input("system/ring_1d.json"));
   CollectiveRunOptions options;
   options.plan = system.plan_config(CollectiveKind::AllReduce);
-  options.astra_compatible = true;
   const Collective collective{CollectiveKind::AllReduce, Bytes::mib(1), topology.npu_count()};
   CollectiveRunResult result;
   for (auto _ : state) {

@@ -20,7 +20,7 @@ void bm_tiny_ring8_all_reduce_request(benchmark::State& state) {
   q.size = Bytes::kib(1);
   for (auto _ : state) {
     CollectiveOutcome outcome = run_collective_request(topology, q);
-    benchmark::DoNotOptimize(outcome.time);
+    benchmark::DoNotOptimize(outcome.summary.time);
   }
 }
 BENCHMARK(bm_tiny_ring8_all_reduce_request)->Unit(benchmark::kMicrosecond);

@@ -34,7 +34,6 @@ void run_astra(benchmark::State& state, const char* network, const char* system_
   const AstraSystemConfig system = load_astra_system(astra_input(system_file));
   CollectiveRunOptions options;
   options.plan = system.plan_config(CollectiveKind::AllReduce);
-  options.astra_compatible = true;
   options.model = model;
   CollectiveRunResult result;
   for (auto _ : state) {

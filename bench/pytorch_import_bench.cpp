@@ -6,7 +6,7 @@
 //
 //   build/pytorch_import_bench --benchmark_filter=ImportPytorch
 //   CHORUS_BENCH_PYTORCH_GB=1 build/pytorch_import_bench --benchmark_filter=ImportPytorch/1024
-//   CHORUS_BENCH_PYTORCH_GB=1 CHORUS_BENCH_PYTORCH_TRACE=/tmp/pt1g.json build/pytorch_import_bench \
+//   CHORUS_BENCH_PYTORCH_GB=1 CHORUS_BENCH_PYTORCH_TRACE=/tmp/pt1g.json build/pytorch_import_bench
 //       --benchmark_filter=ImportPytorch/1024   # keeps the trace: /usr/bin/time -v build/chorus import pytorch ...
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "chorus/astra/system_config.hpp"
+#include "chorus/llm/presets.hpp"
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/topology/astra_network.hpp"
 #include "chorus/topology/generators.hpp"
@@ -169,7 +170,7 @@ void WorkloadGpt3(benchmark::State& state) {
   const NetworkModelKind model = state.range(0) == 0 ? NetworkModelKind::Unaware : NetworkModelKind::Flow;
   const bool contention = state.range(0) == 2;
   LlmTrainingSpec spec;
-  spec.model = *llm_model_preset("gpt3-175b");
+  spec.model = *llm::model_preset("gpt3-175b");
   spec.dp = 8;
   spec.tp = 8;
   spec.pp = 16;

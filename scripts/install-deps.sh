@@ -9,7 +9,7 @@ packages=(build-essential cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-
           libprotobuf-dev protobuf-compiler zlib1g-dev libpugixml-dev libopenmpi-dev openmpi-bin)  # MPI: `mpirun ... chorus llm search`
 if [[ ${1:-} != --program ]]; then
   packages+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format libsimgrid-dev  # SimGrid: the flow cross-check
-            python3-dev pybind11-dev python3-setuptools python3-pip python3-venv  # the Python module (docs/python.md)
+            python3-dev pybind11-dev python3-setuptools python3-wheel python3-pip python3-venv  # the Python module
             chromium)  # renders the HTML reports in tests/report/html_report_test.cpp (skipped without it)
 fi
 missing=()

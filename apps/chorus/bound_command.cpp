@@ -11,9 +11,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "bound_json.hpp"
+#include "chorus/collective/bound_request.hpp"
 #include "chorus/collective/collective.hpp"
-#include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/core/parse_units.hpp"
@@ -38,24 +37,6 @@ struct BoundCommandOptions {
   SweepFlags sweep;
 };
 
-CollectiveKind parse_kind(const std::string& text) {
-  const std::optional<CollectiveKind> kind = parse_collective_kind(text);
-  if (!kind) {
-    throw Error("", "--collective",
-                fmt::format("unknown collective '{}'; expected all_reduce, reduce_scatter, all_gather, all_to_all, "
-                            "broadcast or reduce",
-                            text));
-  }
-  return *kind;
-}
-
-BoundMethod parse_sinks(const std::string& text) {
-  const std::optional<BoundMethod> method = parse_bound_method(text);
-  if (!method)
-    throw Error("", "--sinks", fmt::format("unknown value '{}'; expected auto, all, one, brute or symmetric", text));
-  return *method;
-}
-
 void print_text(const LowerBound& b, const Topology& topology) {
   fmt::print("collective         {} of {} on {} ({} NPUs, method {})\n", to_string(b.collective), to_string(b.size),
              topology.name(), b.npus, to_string(b.method));
@@ -68,18 +49,10 @@ void print_text(const LowerBound& b, const Topology& topology) {
 }
 
 void run_bound(const BoundCommandOptions& o) {
-  const CollectiveKind kind = parse_kind(o.collective);
+  const CollectiveKind kind = collective_kind_argument(o.collective);
   const std::vector<Bytes> sizes = parse_size_range(o.size, "--size");
-  BoundOptions options;
-  options.method = parse_sinks(o.sinks);
-  options.root = NodeId{o.root};
   const Topology topology = make_topology(o.topology, limits::kMaxBoundNpus, "kMaxBoundNpus");
-  // The All-Reduce information bound costs 2(N-1) max-flows; by default it is skipped on large topologies.
-  options.information_bound =
-      o.information_bound == "on" || (o.information_bound == "auto" && topology.npu_count() <= 1024);
-  if (o.information_bound != "on" && o.information_bound != "off" && o.information_bound != "auto") {
-    throw Error("", "--information-bound", fmt::format("is '{}'; expected auto, on or off", o.information_bound));
-  }
+  BoundOptions options = bound_options(o.sinks, o.root, o.information_bound, topology.npu_count());
   const std::unique_ptr<Progress> progress = terminal_progress(o.json);
   options.progress = progress.get();
   if (sweep_requested(o.size, o.sweep)) {
@@ -89,7 +62,7 @@ void run_bound(const BoundCommandOptions& o) {
   const Bytes size = sizes.front();
   const LowerBound b = lower_bound(topology, Collective{kind, size, topology.npu_count()}, options);
   if (o.json) {
-    std::cout << bound_json(b, topology).dump() << "\n";
+    std::cout << bound_record(b, topology.name()).dump() << "\n";
   } else {
     print_text(b, topology);
   }

@@ -3,29 +3,23 @@
 //   chorus collective --network net.yml --system sys.json --collective all_reduce --size 64MiB
 //   chorus collective --topology torus2d:16x16 --bandwidth 50GB/s --latency 500ns --algorithm ring
 //                     --collective all_gather --size 1GiB --json
-#include <chrono>
 #include <iostream>
 #include <set>
 #include <span>
-#include <sstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include "chorus/astra/system_config.hpp"
-#include "chorus/collective/algorithm_names.hpp"
-#include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
+#include "chorus/network/link_stats.hpp"
 #include "chorus/network/model_registry.hpp"
-#include "chorus/sim/collective_run.hpp"
-#include "chorus/sim/default_chunks.hpp"
+#include "chorus/sim/collective_request.hpp"
+#include "chorus/sim/msccl_request.hpp"
 #include "chorus/sweep/size_range.hpp"
-#include "collective_msccl.hpp"
-#include "collective_synth.hpp"
 #include "commands.hpp"
 #include "feasibility.hpp"
 #include "size_sweep.hpp"
+#include "synth_options.hpp"
 #include "topology_options.hpp"
 
 namespace chorus::cli {
@@ -87,189 +81,114 @@ void refuse_ignored_options(const CollectiveOptions& o) {
   }
 }
 
-CollectiveKind parse_kind(const std::string& text) {
-  const auto kind = parse_collective_kind(text);
-  if (!kind) {
-    throw Error(
-        "", "--collective",
-        fmt::format(
-            "unknown collective '{}'; expected all_reduce, reduce_scatter, all_gather, all_to_all, broadcast or reduce",
-            text));
-  }
-  return *kind;
+// The library's request: the options as given, the unset ones left to the library's defaults.
+CollectiveRequest make_request(const CollectiveOptions& o, CollectiveKind kind, Bytes size) {
+  CollectiveRequest q;
+  q.kind = kind;
+  q.size = size;
+  q.model = o.model;
+  q.system = o.system;
+  q.algorithm = o.algorithm;
+  q.composition = o.composition;
+  if (o.given.contains("--splits"))
+    q.splits = o.splits;
+  q.active_chunks = o.active_chunks;
+  q.endpoint_delay = o.endpoint_delay;
+  q.reduction_bandwidth = o.reduction_bandwidth;
+  q.evaluation = o.evaluation;
+  q.collect_link_stats = !o.link_stats.empty();
+  q.compare_synth = o.compare_synth;
+  if (o.algorithm == "synth" || o.compare_synth)
+    q.synth = make_synth_options(o.synth, kind, size);
+  return q;
 }
 
-CollectivePlanConfig native_plan(const CollectiveOptions& o) {
-  CollectivePlanConfig config;
-  config.algorithms.clear();
-  std::stringstream list(o.algorithm.empty() ? std::string("ring") : o.algorithm);
-  std::string name;
-  while (std::getline(list, name, ',')) {
-    const ParsedAlgorithm parsed = parse_algorithm_name(name, "", "--algorithm");
-    config.algorithms.push_back(parsed.choice);
-    config.flatten = config.flatten || parsed.flatten;
-  }
-  if (config.algorithms.empty())
-    throw Error("", "--algorithm", "empty algorithm list");
-  if (config.flatten)
-    config.algorithms.resize(1);
-  if (o.composition.empty() || o.composition == "localBWAware") {
-    config.composition = Composition::LocalBandwidthAware;
-  } else if (o.composition == "baseline") {
-    config.composition = Composition::Baseline;
-  } else {
-    throw Error("", "--composition",
-                fmt::format("unknown composition '{}'; expected baseline or localBWAware", o.composition));
-  }
-  if (o.given.contains("--splits") && (o.splits == 0 || o.splits > 1'000'000))
-    throw Error("", "--splits", fmt::format("is {}; must be 1 to 1000000", o.splits));
-  if (o.active_chunks == 0 || o.active_chunks > 1'000'000) {
-    throw Error("", "--active-chunks", fmt::format("is {}; must be 1 to 1000000", o.active_chunks));
-  }
-  config.splits = o.splits;
-  config.active_chunks = o.active_chunks;
-  if (!o.endpoint_delay.empty())
-    config.overheads.endpoint_delay = parse_time(o.endpoint_delay, "--endpoint-delay");
-  if (!o.reduction_bandwidth.empty()) {
-    config.overheads.reduction_bytes_per_s =
-        parse_bandwidth(o.reduction_bandwidth, "--reduction-bandwidth").bytes_per_second();
-  }
-  return config;
+double ratio_of(Time time, Time bound) {
+  return static_cast<double>(time.picoseconds()) / static_cast<double>(bound.picoseconds());
 }
 
-Evaluation parse_evaluation(const std::string& text) {
-  if (text == "auto")
-    return Evaluation::Auto;
-  if (text == "symmetric")
-    return Evaluation::Symmetric;
-  if (text == "schedule")
-    return Evaluation::Schedule;
-  throw Error("", "--evaluation", fmt::format("unknown evaluation '{}'; expected auto, symmetric or schedule", text));
+void print_native(const CollectiveSummary& s) {
+  const CollectiveSummary::Native& n = *s.native;
+  fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(s.kind), to_string(s.size), s.topology, s.npus);
+  fmt::print("algorithm    {} ({} chunks, {} transfers, {} evaluation{})\n", s.algorithm, s.chunks, s.transfers,
+             s.evaluation, n.astra_compatible ? ", ASTRA-sim compatible" : "");
+  fmt::print("time         {} ({} ns)\n", to_string(s.time), s.time.nanoseconds());
+  fmt::print("algbw        {:.3f} GB/s\n", n.bandwidth.algbw_GBps);
+  fmt::print("busbw        {:.3f} GB/s\n", n.bandwidth.busbw_GBps);
+  fmt::print("lower bound  {} (bandwidth {}, latency {})\n", to_string(s.bound), to_string(n.bandwidth_bound),
+             to_string(n.latency_bound));
+  if (s.bound > Time::zero())
+    fmt::print("time/bound   {:.3f}\n", ratio_of(s.time, s.bound));
+}
+
+void print_synthesized(const CollectiveSummary& s) {
+  const CollectiveSummary::Synthesized& y = *s.synthesized;
+  fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(s.kind), to_string(s.size), s.topology, s.npus);
+  fmt::print("algorithm    synth ({} chunks per NPU, {} transfers, synthesized in {:.3f} s)\n", y.chunks_per_npu,
+             s.transfers, s.wall_s);
+  fmt::print("time         {} ({} model)   synthesizer estimate {}\n", to_string(s.time), to_string(s.model),
+             to_string(y.estimate));
+  fmt::print("lower bound  {}\n", to_string(s.bound));
+  fmt::print("time/bound   {:.4f}\n", s.bound > Time::zero() ? ratio_of(s.time, s.bound) : 0.0);
+}
+
+void print_msccl(const CollectiveSummary& s) {
+  const CollectiveSummary::Msccl& m = *s.msccl;
+  fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(s.kind), to_string(s.size), s.topology, s.npus);
+  fmt::print("algorithm    {} ('{}', {} steps, {} transfers, {} chunks of {}; {})\n", s.algorithm, m.name, m.steps,
+             s.transfers, s.chunks, to_string(m.chunk_bytes),
+             m.semantics_checked ? "checked: computes " + to_string(s.kind) : "not checked (custom)");
+  fmt::print("time         {} ({} ns, {} model)\n", to_string(s.time), s.time.nanoseconds(), to_string(s.model));
+  fmt::print("algbw        {:.3f} GB/s\n", m.bandwidth.algbw_GBps);
+  fmt::print("busbw        {:.3f} GB/s\n", m.bandwidth.busbw_GBps);
+  fmt::print("lower bound  {} (bandwidth {}, latency {})\n", to_string(s.bound), to_string(m.bandwidth_bound),
+             to_string(m.latency_bound));
+  fmt::print("time/bound   {:.3f}\n", s.ratio());
+  if (m.synth_time) {
+    fmt::print("synth        {} ({} model; synthesizer estimate {})   msccl/synth {:.3f}\n", to_string(*m.synth_time),
+               to_string(s.model), to_string(*m.synth_estimate), ratio_of(s.time, *m.synth_time));
+  }
+}
+
+// --size A:B:xF and lists: the built-in algorithms (or the system file's) at every size, nccl-tests' columns.
+void run_sweep(const CollectiveOptions& o, const Topology& topology, CollectiveKind kind,
+               const std::vector<Bytes>& sizes) {
+  if (o.algorithm == "synth" || o.algorithm.starts_with(kMscclPrefix)) {
+    throw Error("", "--size",
+                "size sweeps run the built-in algorithms; --algorithm synth and msccl:FILE take one size");
+  }
+  refuse_single_run_flags(o.json, !o.link_stats.empty());
+  const CollectiveRequest q = make_request(o, kind, sizes.front());
+  const CollectiveRunOptions options = collective_run_options(q, network_model_argument(q.model));
+  const SweepRequest request{kind, sizes, options, o.system.empty() && !q.splits, !o.system.empty()};
+  run_collective_sweep(topology, request, o.sweep);
 }
 
 void run(const CollectiveOptions& o) {
-  const auto model = parse_network_model(o.model);
-  if (!model)
-    throw Error("", "--model",
-                fmt::format("unknown network model '{}'; expected one of {}", o.model, network_models().names()));
   const Topology topology = make_topology(o.topology);
-  const CollectiveKind kind = parse_kind(o.collective);
+  const CollectiveKind kind = collective_kind_argument(o.collective);
   const std::vector<Bytes> sizes = parse_size_range(o.size, "--size");
-  const Bytes given = sizes.front();
   refuse_ignored_options(o);
-  if (o.algorithm == "synth") {
-    if (sweep_requested(o.size, o.sweep))
-      throw Error("", "--size", "size sweeps run the built-in algorithms; --algorithm synth takes one size");
-    return run_synth_collective(topology, kind, given, *model, o.synth, o.json);
-  }
-  if (o.algorithm.starts_with(kMscclPrefix)) {
-    if (sweep_requested(o.size, o.sweep))
-      throw Error("", "--size", "size sweeps run the built-in algorithms; --algorithm msccl:FILE takes one size");
-    return run_msccl_collective(topology, {o.algorithm, kind, given, *model, o.compare_synth, o.synth, o.json});
-  }
-  CollectiveRunOptions options;
-  options.evaluation = parse_evaluation(o.evaluation);
-  options.model = *model;
-  options.collect_link_stats = !o.link_stats.empty();
-  Collective collective{kind, given, topology.npu_count()};
-  if (!o.system.empty()) {
-    if (!o.algorithm.empty() || !o.composition.empty() || o.given.contains("--splits") ||
-        o.given.contains("--active-chunks") || !o.endpoint_delay.empty() || !o.reduction_bandwidth.empty()) {
-      throw Error("", "--system", "the system file sets the algorithm, chunking and overheads; drop the other flags");
-    }
-    const AstraSystemConfig system = load_astra_system(o.system);
-    options.plan = system.plan_config(kind);
-    options.astra_compatible = true;
-    // ASTRA-sim's All-Gather size is each NPU's contribution; chorus reports the gathered (NCCL) size.
-    if (kind == CollectiveKind::AllGather)
-      collective.size = given * topology.npu_count();
-  } else {
-    options.plan = native_plan(o);
-    if (!o.given.contains("--splits"))
-      options.plan.splits = default_splits(topology, collective, options.plan);
-  }
-  if (sweep_requested(o.size, o.sweep)) {
-    refuse_single_run_flags(o.json, !o.link_stats.empty());
-    const SweepRequest request{kind, sizes, options, o.system.empty() && !o.given.contains("--splits"),
-                               options.astra_compatible};
-    return run_collective_sweep(topology, request, o.sweep);
-  }
-  const auto started = std::chrono::steady_clock::now();
-  const CollectiveRunResult result = run_collective(topology, collective, options);
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-
-  if (!o.link_stats.empty()) {
-    if (!result.links)
-      throw Error("", "--link-stats", "per-link statistics need --model aware or flow");
-    write_link_stats_csv(o.link_stats, topology, *result.links, result.time);
-  }
-  std::optional<LowerBound> bound;
-  std::string bound_note;  // why there is no bound, when there is none
-  try {
-    BoundOptions bound_options;
-    bound_options.information_bound = false;  // 2(N-1) more max-flows, and never the binding bound here
-    bound = lower_bound(topology, collective, bound_options);
-  } catch (const BoundNotComputed& e) {
-    bound_note = e.message();  // the simulated time stands on its own; the bound would take minutes
-  }
-  const double time_ns = static_cast<double>(result.time.picoseconds()) / 1e3;
-  const double algbw =
-      result.time > Time::zero() ? static_cast<double>(collective.size.count()) / result.time.seconds() / 1e9 : 0;
-  const double busbw = algbw * bus_factor(kind, topology.npu_count());
+  if (sweep_requested(o.size, o.sweep))
+    return run_sweep(o, topology, kind, sizes);
+  const CollectiveOutcome outcome = run_collective_request(topology, make_request(o, kind, sizes.front()));
+  const CollectiveSummary& s = outcome.summary;
+  if (outcome.links)
+    write_link_stats_csv(o.link_stats, topology, *outcome.links, s.time);
   if (o.json) {
-    nlohmann::json j;
-    j["collective"] = to_string(kind);
-    j["npus"] = topology.npu_count();
-    j["topology"] = topology.name();
-    j["algorithm"] = algorithm_label(result.plan);
-    j["model"] = to_string(options.model);
-    j["astra_compatible"] = options.astra_compatible;
-    j["size_bytes"] = collective.size.count();
-    j["chunks"] = result.plan.chunks;
-    j["transfers"] = result.transfers;
-    j["evaluation"] = result.evaluation;
-    j["time_ns"] = time_ns;
-    j["algbw_GBps"] = algbw;
-    j["busbw_GBps"] = busbw;
-    if (bound) {
-      j["bound_ns"] = static_cast<double>(bound->bound.picoseconds()) / 1e3;
-      j["bandwidth_bound_ns"] = static_cast<double>(bound->bandwidth_bound.picoseconds()) / 1e3;
-      j["latency_bound_ns"] = static_cast<double>(bound->latency_bound.picoseconds()) / 1e3;
-      j["ratio"] = bound->bound > Time::zero() ? time_ns * 1e3 / static_cast<double>(bound->bound.picoseconds()) : 0.0;
-      j["physically_feasible"] = physically_feasible(result.time, bound->bound);
-    } else {
-      j["bound_ns"] = nullptr;
-      j["bound_note"] = "not computed (" + bound_note + ")";
-      j["ratio"] = nullptr;
-      j["physically_feasible"] = true;  // no bound to fall below
-    }
-    j["wall_s"] = wall_s;
-    if (result.events > 0) {
-      j["events"] = result.events;
-      j["events_per_s"] = wall_s > 0 ? static_cast<double>(result.events) / wall_s : 0.0;
-    }
-    std::cout << j.dump() << "\n";
+    std::cout << to_json(s).dump() << "\n";
     return;
   }
-  fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(kind), to_string(collective.size), topology.name(),
-             topology.npu_count());
-  fmt::print("algorithm    {} ({} chunks, {} transfers, {} evaluation{})\n", algorithm_label(result.plan),
-             result.plan.chunks, result.transfers, result.evaluation,
-             options.astra_compatible ? ", ASTRA-sim compatible" : "");
-  fmt::print("time         {} ({} ns)\n", to_string(result.time), time_ns);
-  fmt::print("algbw        {:.3f} GB/s\n", algbw);
-  fmt::print("busbw        {:.3f} GB/s\n", busbw);
-  if (bound) {
-    fmt::print("lower bound  {} (bandwidth {}, latency {})\n", to_string(bound->bound),
-               to_string(bound->bandwidth_bound), to_string(bound->latency_bound));
-    if (bound->bound > Time::zero()) {
-      fmt::print("time/bound   {:.3f}\n",
-                 static_cast<double>(result.time.picoseconds()) / static_cast<double>(bound->bound.picoseconds()));
-    }
-    print_infeasible_warning(result.time, bound->bound, options.model);
-  } else {
-    fmt::print("bound: not computed ({})\n", bound_note);
-  }
+  if (s.synthesized)
+    print_synthesized(s);
+  else if (s.msccl)
+    print_msccl(s);
+  else
+    print_native(s);
+  if (s.bound_note)
+    fmt::print("bound: not computed ({})\n", *s.bound_note);
+  else
+    print_infeasible_warning(s.time, s.bound, s.model);
 }
 
 }  // namespace

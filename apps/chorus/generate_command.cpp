@@ -15,6 +15,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "chorus/llm/inputs.hpp"
+#include "chorus/llm/presets.hpp"
 #include "chorus/workload/generators/llm_training.hpp"
 #include "chorus/workload/generators/microbench.hpp"
 #include "commands.hpp"
@@ -91,13 +92,13 @@ struct LlmOptions {
 
 // A preset name, or a Calculon-format application JSON (examples/llm/*.json).
 llm::Application llm_model(const std::string& model) {
-  if (auto preset = llm_model_preset(model))
+  if (auto preset = llm::model_preset(model))
     return *preset;
   if (model.ends_with(".json") || std::filesystem::exists(model))
     return llm::read_application(model);
   throw Error("", "--model",
               fmt::format("unknown model preset '{}'; expected one of {} or a Calculon-format JSON file", model,
-                          fmt::join(llm_model_preset_names(), ", ")));
+                          fmt::join(llm::model_preset_names(), ", ")));
 }
 
 LlmTrainingSpec llm_spec(const LlmOptions& o) {
@@ -111,7 +112,7 @@ LlmTrainingSpec llm_spec(const LlmOptions& o) {
   spec.microbatch_size = o.microbatch_size;
   spec.sequence_parallel = o.sequence_parallel;
   spec.distributed_optimizer = o.distributed_optimizer;
-  const auto gpu = llm_gpu_preset(o.gpu);
+  const auto gpu = llm::gpu_preset(o.gpu);
   if (!gpu)
     throw Error("", "--gpu", fmt::format("unknown GPU preset '{}'; expected a100 or h100", o.gpu));
   spec.peak_tflops = o.peak_perf.value_or(gpu->peak_tflops);
@@ -139,7 +140,7 @@ void register_llm(CLI::App& generate) {
       generate.add_subcommand("llm", "a transformer training iteration with DP, TP (Megatron) and PP (1F1B)");
   cmd->add_option(
          "--model", o->model,
-         fmt::format("preset ({}) or a Calculon-format application JSON", fmt::join(llm_model_preset_names(), ", ")))
+         fmt::format("preset ({}) or a Calculon-format application JSON", fmt::join(llm::model_preset_names(), ", ")))
       ->required();
   cmd->add_option("--dp", o->dp, "data-parallel degree");
   cmd->add_option("--tp", o->tp, "tensor-parallel degree (divides attn_heads, kv_heads and feedforward)");

@@ -80,26 +80,39 @@ struct AnalyzeOptions {
   NetworkOptions network;
 };
 
+// What analyze and convert share: the system, the network, the module (its warnings printed) and its analysis
+// (collectives below their physical lower bound warned about).
+struct ModuleAnalysis {
+  hlo::System system;
+  hlo::Module module;
+  hlo::Analysis analysis;
+};
+
+ModuleAnalysis analyze_module(const std::string& path, const std::string& system_name, const NetworkOptions& options,
+                              int npus, int iterations) {
+  hlo::System system = hlo::load_system(system_name);
+  const std::unique_ptr<hlo::CollectiveNetwork> network = make_network(options);
+  hlo::Module module = hlo::read_module(path);
+  for (const std::string& w : module.warnings)
+    fmt::print(stderr, "warning: {}\n", w);
+  hlo::Analysis a = hlo::analyze(module, system, {.npus = npus, .iterations = iterations, .network = network.get()});
+  warn_below_bound(module, a);
+  return {std::move(system), std::move(module), std::move(a)};
+}
+
 void run_analyze(const AnalyzeOptions& o) {
   if (o.npus < 0)
     throw Error("--npus", "", fmt::format("is {}; must be >= 0", o.npus));
   if (o.iterations < 1)
     throw Error("--iterations", "", fmt::format("is {}; must be >= 1", o.iterations));
-  const hlo::System system = hlo::load_system(o.system);
-  const std::unique_ptr<hlo::CollectiveNetwork> network = make_network(o.network);
-  const hlo::Module module = hlo::read_module(o.module);
-  for (const std::string& w : module.warnings)
-    fmt::print(stderr, "warning: {}\n", w);
-  const hlo::Analysis a =
-      hlo::analyze(module, system, {.npus = o.npus, .iterations = o.iterations, .network = network.get()});
-  warn_below_bound(module, a);
+  const ModuleAnalysis m = analyze_module(o.module, o.system, o.network, o.npus, o.iterations);
   if (!o.csv.empty()) {
-    write_output_file(o.csv, "--csv", hlo::analysis_csv(module, a));  // gzip when the name ends in .gz
+    write_output_file(o.csv, Argument{"csv"}, hlo::analysis_csv(m.module, m.analysis));  // gzip when the name ends in .gz
   }
   if (o.json)
-    fmt::print("{}\n", hlo::analysis_to_json(module, system, a).dump(1));
+    fmt::print("{}\n", hlo::analysis_to_json(m.module, m.system, m.analysis).dump(1));
   else if (o.csv.empty())
-    fmt::print("{}", hlo::analysis_table(module, system, a));
+    fmt::print("{}", hlo::analysis_table(m.module, m.system, m.analysis));
 }
 
 struct ConvertOptions {
@@ -117,16 +130,9 @@ void run_convert(const ConvertOptions& o) {
     throw Error("--npus", "", fmt::format("is {}; must be >= 1", o.npus));
   if (o.iterations < 0)
     throw Error("--iterations", "", fmt::format("is {}; must be >= 0", o.iterations));
-  const hlo::System system = hlo::load_system(o.system);
-  const std::unique_ptr<hlo::CollectiveNetwork> network = make_network(o.network);
-  const hlo::Module module = hlo::read_module(o.module);
-  for (const std::string& w : module.warnings)
-    fmt::print(stderr, "warning: {}\n", w);
-  const hlo::Analysis a =
-      hlo::analyze(module, system, {.npus = o.npus, .iterations = std::max(1, o.iterations), .network = network.get()});
-  warn_below_bound(module, a);
-  const std::string prefix =
-      hlo::write_chakra_traces(module, a, o.out, {.npus = o.npus, .iterations = o.iterations, .gzip = o.gzip});
+  const ModuleAnalysis m = analyze_module(o.module, o.system, o.network, o.npus, std::max(1, o.iterations));
+  const std::string prefix = hlo::write_chakra_traces(m.module, m.analysis, o.out,
+                                                      {.npus = o.npus, .iterations = o.iterations, .gzip = o.gzip});
   fmt::print("wrote {}.<0..{}>.et and {}/comm_groups.json\n", prefix, o.npus - 1, o.out);
 }
 

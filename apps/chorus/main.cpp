@@ -12,6 +12,7 @@
 #include "chorus/core/assert.hpp"
 #include "chorus/core/error.hpp"
 #include "commands.hpp"
+#include "error_text.hpp"
 #include "usage.hpp"
 
 namespace {
@@ -70,7 +71,7 @@ int main(int argc, char** argv) {
       return app.exit(e);  // --help, --version
     return report(e.what(), 2);
   } catch (const chorus::Error& e) {
-    return report(e.what(), 2);
+    return report(chorus::cli::error_text(e), 2);
   } catch (const chorus::InternalError& e) {
     return report(std::string(e.what()) + " (please report this bug)", 3);
   } catch (const std::bad_alloc&) {

@@ -7,12 +7,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "bound_json.hpp"
+#include "chorus/collective/bound_request.hpp"
 #include "chorus/collective/hierarchical.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/io/csv.hpp"
 #include "chorus/io/output_file.hpp"
 #include "chorus/report/sweep_report.hpp"
+#include "chorus/sim/collective_summary.hpp"
 #include "chorus/sweep/nccl_tests_log.hpp"
 #include "chorus/sweep/size_range.hpp"
 
@@ -90,39 +91,30 @@ std::optional<double> bound_us(const SweepPoint& p) {
   return p.bound ? std::optional<double>(p.bound->bound.microseconds()) : std::nullopt;
 }
 
-// The keys of `chorus collective --json`, for one size.
+// The keys of `chorus collective --json`, for one size: the one collective summary (sim/collective_summary.hpp).
 nlohmann::json point_json(const SweepPoint& p, const Topology& topology, const SweepRequest& request) {
-  nlohmann::json j;
-  j["collective"] = to_string(p.collective.kind);
-  j["npus"] = topology.npu_count();
-  j["topology"] = topology.name();
-  j["algorithm"] = algorithm_label(p.result.plan);
-  j["model"] = to_string(request.options.model);
-  j["astra_compatible"] = request.options.astra_compatible;
-  j["size_bytes"] = p.collective.size.count();
-  j["chunks"] = p.result.plan.chunks;
-  j["transfers"] = p.result.transfers;
-  j["evaluation"] = p.result.evaluation;
-  j["time_ns"] = p.result.time.nanoseconds();
-  j["algbw_GBps"] = p.algbw_GBps();
-  j["busbw_GBps"] = p.busbw_GBps();
-  if (p.bound) {
-    j["bound_ns"] = p.bound->bound.nanoseconds();
-    j["bandwidth_bound_ns"] = p.bound->bandwidth_bound.nanoseconds();
-    j["latency_bound_ns"] = p.bound->latency_bound.nanoseconds();
-    j["ratio"] = p.ratio() ? nlohmann::json(*p.ratio()) : nlohmann::json(0.0);
-    j["physically_feasible"] = physically_feasible(p.result.time, p.bound->bound);
-  } else {
-    j["bound_ns"] = nullptr;
-    j["ratio"] = nullptr;
-    j["physically_feasible"] = true;
-  }
-  j["wall_s"] = p.wall_s;
-  if (p.result.events > 0) {
-    j["events"] = p.result.events;
-    j["events_per_s"] = p.wall_s > 0 ? static_cast<double>(p.result.events) / p.wall_s : 0.0;
-  }
-  return j;
+  CollectiveSummary s;
+  s.kind = p.collective.kind;
+  s.npus = topology.npu_count();
+  s.topology = topology.name();
+  s.algorithm = algorithm_label(p.result.plan);
+  s.model = request.options.model;
+  s.size = p.collective.size;
+  s.chunks = p.result.plan.chunks;
+  s.transfers = p.result.transfers;
+  s.evaluation = p.result.evaluation;
+  s.time = p.result.time;
+  s.wall_s = p.wall_s;
+  if (p.bound)
+    s.bound = p.bound->bound;
+  else
+    s.bound_note = "no bound for this topology";
+  s.native = CollectiveSummary::Native{
+      request.options.plan.overheads.astra.enabled(),
+      collective_bandwidth(p.collective.kind, p.collective.size, topology.npu_count(), p.result.time),
+      p.bound ? p.bound->bandwidth_bound : Time::zero(), p.bound ? p.bound->latency_bound : Time::zero(),
+      p.result.events};
+  return to_json(s);
 }
 
 void add_measured_json(nlohmann::json& j, const SweepPoint& p, const std::optional<Measured>& m) {
@@ -329,7 +321,7 @@ void run_bound_sweep(const Topology& topology, CollectiveKind kind, const std::v
   }
   if (flags.jsonl) {
     for (const LowerBound& b : bounds)
-      std::cout << bound_json(b, topology).dump() << "\n";
+      std::cout << bound_record(b, topology.name()).dump() << "\n";
   } else if (flags.csv) {
     print_bound_csv(bounds);
   } else {

@@ -31,9 +31,6 @@ void register_netopt(py::module_& m);
 
 namespace chorus::python {
 
-// The collective named in Python ("all_gather"); throws chorus::Error naming the field "collective".
-CollectiveKind collective_kind(const std::string& text);
-
 // Synthesizer options from the keyword arguments of chorus.synth / chorus.collective(algorithm="synth").
 SynthOptions synth_options(CollectiveKind kind, Bytes size, std::optional<uint32_t> chunks, uint64_t seed,
                            const std::string& priority, const std::vector<uint32_t>& npus,

@@ -4,29 +4,14 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
-#include "chorus/collective/lower_bound.hpp"
+#include "chorus/collective/bound_request.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "chorus/sim/collective_request.hpp"
 
 namespace chorus::python {
 
-CollectiveKind collective_kind(const std::string& text) {
-  const std::optional<CollectiveKind> kind = parse_collective_kind(text);
-  if (!kind) {
-    throw Error("", "collective",
-                fmt::format("unknown collective '{}'; expected all_reduce, reduce_scatter, all_gather, all_to_all, "
-                            "broadcast or reduce",
-                            text));
-  }
-  return *kind;
-}
-
 namespace {
-
-double ns(Time t) {
-  return static_cast<double>(t.picoseconds()) / 1e3;
-}
 
 struct CollectiveArgs {
   std::string model, system, algorithm, composition;
@@ -38,8 +23,8 @@ struct CollectiveArgs {
 py::object collective(const Topology& topology, const std::string& kind, const std::string& size,
                       const CollectiveArgs& a, const SynthOptions* synth) {
   CollectiveRequest q;
-  q.kind = collective_kind(kind);
-  q.size = parse_size(size, "size");
+  q.kind = collective_kind_argument(kind);
+  q.size = parse_size(size, Argument{"size"});
   q.model = a.model;
   q.system = a.system;
   q.algorithm = a.algorithm;
@@ -50,7 +35,6 @@ py::object collective(const Topology& topology, const std::string& kind, const s
   q.reduction_bandwidth = a.reduction_bandwidth;
   q.evaluation = a.evaluation;
   q.collect_link_stats = !a.link_stats.empty();
-  q.flag_prefix = "";
   if (synth)
     q.synth = *synth;
   CollectiveOutcome outcome;
@@ -58,52 +42,22 @@ py::object collective(const Topology& topology, const std::string& kind, const s
     py::gil_scoped_release release;
     outcome = run_collective_request(topology, q);
   }
-  if (!a.link_stats.empty()) {
-    if (!outcome.links)
-      throw Error("", "link_stats", "per-link statistics need model='aware' or 'flow'");
-    write_link_stats_csv(a.link_stats, topology, *outcome.links, outcome.time);
-  }
-  return to_python(outcome.record);
+  if (outcome.links)
+    write_link_stats_csv(a.link_stats, topology, *outcome.links, outcome.summary.time);
+  return to_python(to_json(outcome.summary));
 }
 
 py::object bound(const Topology& topology, const std::string& kind_text, const std::string& size_text,
                  const std::string& sinks, uint32_t root, const std::string& information_bound) {
-  const CollectiveKind kind = collective_kind(kind_text);
-  const Bytes size = parse_size(size_text, "size");
-  BoundOptions options;
-  const std::optional<BoundMethod> method = parse_bound_method(sinks);
-  if (!method)
-    throw Error("", "sinks", fmt::format("unknown value '{}'; expected auto, all, one, brute or symmetric", sinks));
-  options.method = *method;
-  options.root = NodeId{root};
-  if (information_bound != "on" && information_bound != "off" && information_bound != "auto")
-    throw Error("", "information_bound", fmt::format("is '{}'; expected auto, on or off", information_bound));
-  // As `chorus bound`: the All-Reduce information bound costs 2(N-1) max-flows, skipped on large topologies.
-  options.information_bound =
-      information_bound == "on" || (information_bound == "auto" && topology.npu_count() <= 1024);
+  const CollectiveKind kind = collective_kind_argument(kind_text);
+  const Bytes size = parse_size(size_text, Argument{"size"});
+  const BoundOptions options = bound_options(sinks, root, information_bound, topology.npu_count());
   LowerBound b;
   {
     py::gil_scoped_release release;
     b = lower_bound(topology, Collective{kind, size, topology.npu_count()}, options);
   }
-  nlohmann::json j;
-  j["collective"] = to_string(b.collective);
-  j["topology"] = topology.name();
-  j["size_bytes"] = b.size.count();
-  j["npus"] = b.npus;
-  j["method"] = to_string(b.method);
-  j["bound_ns"] = ns(b.bound);
-  j["bandwidth_bound_ns"] = ns(b.bandwidth_bound);
-  j["latency_bound_ns"] = ns(b.latency_bound);
-  j["worst_cut_npus"] = b.worst_cut_npus;
-  j["worst_cut_nodes"] = b.worst_cut.size();
-  if (b.all_gather)
-    j["all_gather_bandwidth_bound_ns"] = ns(b.all_gather->time);
-  if (b.reduce_scatter)
-    j["reduce_scatter_bandwidth_bound_ns"] = ns(b.reduce_scatter->time);
-  j["information_bound_ns"] = b.information_bound ? nlohmann::json(ns(*b.information_bound)) : nullptr;
-  j["max_flows"] = b.max_flows;
-  return to_python(j);
+  return to_python(bound_record(b, topology.name()));
 }
 
 }  // namespace
@@ -122,8 +76,8 @@ void register_collectives(py::module_& m) {
                                active_chunks, endpoint_delay, reduction_bandwidth, evaluation,  link_stats};
         if (algorithm != "synth")
           return collective(topology, kind, size, a, nullptr);
-        const SynthOptions s = synth_options(collective_kind(kind), parse_size(size, "size"), chunks, seed, priority,
-                                             npus, fail_links, fail_npus, root);
+        const SynthOptions s = synth_options(collective_kind_argument(kind), parse_size(size, Argument{"size"}), chunks,
+                                             seed, priority, npus, fail_links, fail_npus, root);
         return collective(topology, kind, size, a, &s);
       },
       "Run one collective (use chorus.collective).");

@@ -35,11 +35,11 @@ nlohmann::json search(const std::string& model_path, const std::string& system_p
   const auto app = llm::read_application(model_path);
   const auto sys = llm::read_system(system_path);
   if (gpus <= 0)
-    throw Error("", "gpus", fmt::format("is {}; must be > 0", gpus));
+    throw Error("", Argument{"gpus"}, fmt::format("is {}; must be > 0", gpus));
   if (max_batch <= 0)
-    throw Error("", "max_batch", fmt::format("is {}; must be > 0", max_batch));
+    throw Error("", Argument{"max_batch"}, fmt::format("is {}; must be > 0", max_batch));
   if (top <= 0)
-    throw Error("", "top", fmt::format("is {}; must be > 0", top));
+    throw Error("", Argument{"top"}, fmt::format("is {}; must be > 0", top));
   const int datatype = sys.datatype_index(datatype_name);
   if (datatype < 0)
     throw Error(system_path, "matrix", fmt::format("has no datatype '{}'", datatype_name));

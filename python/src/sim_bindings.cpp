@@ -26,16 +26,18 @@ struct SimArgs {
 py::object sim(const Topology& topology, const SimArgs& a) {
   const auto model = parse_network_model(a.model);
   if (!model)
-    throw Error("", "model", fmt::format("unknown network model '{}'; expected unaware, aware or flow", a.model));
+    throw Error("", Argument{"model"},
+                fmt::format("unknown network model '{}'; expected unaware, aware or flow", a.model));
   if (a.contention && *model != NetworkModelKind::Flow)
-    throw Error("", "contention", fmt::format("needs model='flow' (got {})", a.model));
+    throw Error("", Argument{"contention"}, fmt::format("needs model='flow' (got {})", a.model));
   if (!std::isfinite(a.injection_scale) || a.injection_scale < 0)
-    throw Error("", "injection_scale", fmt::format("is {}; must be a finite number >= 0", a.injection_scale));
+    throw Error("", Argument{"injection_scale"}, fmt::format("is {}; must be a finite number >= 0", a.injection_scale));
   std::optional<AstraSystemConfig> system;
   if (!a.system.empty())
     system = load_astra_system(a.system);
   if (a.injection_scale != 1 && !system)
-    throw Error("", "injection_scale", "applies only with system= (it scales the system JSON's endpoint-delay)");
+    throw Error("", Argument{"injection_scale"},
+                "applies only with system= (it scales the system JSON's endpoint-delay)");
   if (system) {
     system->endpoint_delay = Time::ps(static_cast<int64_t>(
         std::llround(static_cast<double>(system->endpoint_delay.picoseconds()) * a.injection_scale)));

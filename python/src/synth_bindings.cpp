@@ -26,7 +26,7 @@ SynthOptions synth_options(CollectiveKind kind, Bytes size, std::optional<uint32
   o.root = root;
   if (chunks) {
     if (*chunks == 0 || *chunks > 4096)
-      throw Error("", "chunks", fmt::format("is {}; must be 1 to 4096 or None (chorus chooses)", *chunks));
+      throw Error("", Argument{"chunks"}, fmt::format("is {}; must be 1 to 4096 or None (chorus chooses)", *chunks));
     o.chunks_per_npu = *chunks;
   }
   if (priority != "auto") {
@@ -36,7 +36,7 @@ SynthOptions synth_options(CollectiveKind kind, Bytes size, std::optional<uint32
         o.priority = p;
     }
     if (!o.priority) {
-      throw Error("", "priority",
+      throw Error("", Argument{"priority"},
                   fmt::format("unknown priority '{}'; expected auto, unique, fresh, scarce or random", priority));
     }
   }
@@ -63,7 +63,7 @@ struct SynthRun {
 SynthRun run(const Topology& topology, const SynthOptions& options) {
   SynthRun r{std::make_shared<const Topology>(topology), options, {}, {}};
   if (dimensional_synthesis_needed(topology, options)) {
-    throw Error("", "topology",
+    throw Error("", Argument{"topology"},
                 fmt::format("{} needs dimension-wise synthesis, which the Python module does not offer; use "
                             "`chorus synth --dimensional`",
                             topology.name()));
@@ -139,8 +139,8 @@ void register_synth(py::module_& m) {
          uint64_t seed, const std::string& priority, const std::vector<uint32_t>& npus,
          const std::vector<std::pair<uint32_t, uint32_t>>& fail_links, const std::vector<uint32_t>& fail_npus,
          uint32_t root) {
-        return run(topology, synth_options(collective_kind(kind), parse_size(size, "size"), chunks, seed, priority,
-                                           npus, fail_links, fail_npus, root));
+        return run(topology, synth_options(collective_kind_argument(kind), parse_size(size, Argument{"size"}), chunks,
+                                           seed, priority, npus, fail_links, fail_npus, root));
       },
       "Synthesize a collective (use chorus.synth).");
 }

@@ -15,9 +15,9 @@ Topology load(const std::string& network, const std::string& spec, const std::ve
   request.network_file = network;
   request.spec = spec;
   for (const std::string& b : bandwidths)
-    request.bandwidths.push_back(parse_bandwidth(b, "bandwidth"));
+    request.bandwidths.push_back(parse_bandwidth(b, Argument{"bandwidth"}));
   for (const std::string& l : latencies)
-    request.latencies.push_back(parse_time(l, "latency"));
+    request.latencies.push_back(parse_time(l, Argument{"latency"}));
   return load_topology(request);
 }
 

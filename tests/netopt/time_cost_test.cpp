@@ -101,7 +101,8 @@ TEST(NetoptTimeCost, NoMinimumWhenBandwidthMayShrinkToZero) {
     optimize(step, {1, 5}, Objective::TimeTimesCost, budget);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.source(), "--objective");
+    EXPECT_EQ(e.field(), "objective");
+    EXPECT_TRUE(e.names_argument());
     EXPECT_NE(e.message().find("no minimum"), std::string::npos) << e.message();
   }
 }

@@ -64,7 +64,6 @@ CollectiveRunResult run_row(const Row& r, const Topology& topology, Evaluation e
   const CollectiveKind kind = *parse_collective_kind(r.collective);
   CollectiveRunOptions options;
   options.plan = system.plan_config(kind);
-  options.astra_compatible = true;
   options.evaluation = evaluation;
   options.model = model;
   // The CSV's size is ASTRA-sim's comm_size; for All-Gather that is each NPU's contribution.

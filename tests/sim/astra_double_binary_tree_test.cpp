@@ -50,7 +50,6 @@ Time run_tree(const std::string& network, uint32_t splits, NetworkModelKind mode
   CollectiveRunOptions options;
   options.plan = load_astra_system(reference(kSystem)).plan_config(CollectiveKind::AllReduce);
   options.plan.splits = splits;
-  options.astra_compatible = true;
   options.model = model;
   options.evaluation = evaluation;
   return run_collective(topology, Collective{CollectiveKind::AllReduce, Bytes(262144) * splits, topology.npu_count()},

@@ -203,10 +203,9 @@ CollectivePlanConfig AstraSystemConfig::plan_config(CollectiveKind kind) const {
   config.composition = composition;
   config.splits = splits;
   config.active_chunks = active_chunks;
-  config.astra_chunking = true;
   config.overheads.endpoint_delay = endpoint_delay;
   config.overheads.reduction_bytes_per_s = local_mem_bw_gbps * 1e9;
-  config.overheads.astra_rounding = true;
+  config.overheads.astra = AstraCompat::full();
   return config;
 }
 

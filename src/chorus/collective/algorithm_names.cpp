@@ -10,7 +10,7 @@
 
 namespace chorus {
 
-ParsedAlgorithm parse_algorithm_name(std::string_view name, const std::string& source, const std::string& field) {
+ParsedAlgorithm parse_algorithm_name(std::string_view name, const std::string& source, const Field& field) {
   ParsedAlgorithm out;
   std::string_view rest = name;
   if (rest.starts_with("one")) {

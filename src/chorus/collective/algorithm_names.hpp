@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "chorus/collective/program.hpp"
+#include "chorus/core/error.hpp"
 
 namespace chorus {
 
@@ -19,6 +20,6 @@ struct ParsedAlgorithm {
 };
 
 // Throws chorus::Error(source, field, ...) for an unknown name.
-ParsedAlgorithm parse_algorithm_name(std::string_view name, const std::string& source, const std::string& field);
+ParsedAlgorithm parse_algorithm_name(std::string_view name, const std::string& source, const Field& field);
 
 }  // namespace chorus

@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
+#include "chorus/core/error.hpp"
+
 namespace chorus {
 
 std::string to_string(CollectiveKind kind) {
@@ -40,6 +44,18 @@ std::optional<CollectiveKind> parse_collective_kind(std::string_view text) {
   return std::nullopt;
 }
 
+CollectiveKind collective_kind_argument(std::string_view text) {
+  const std::optional<CollectiveKind> kind = parse_collective_kind(text);
+  if (!kind) {
+    throw Error(
+        "", Argument{"collective"},
+        fmt::format(
+            "unknown collective '{}'; expected all_reduce, reduce_scatter, all_gather, all_to_all, broadcast or reduce",
+            text));
+  }
+  return *kind;
+}
+
 double bus_factor(CollectiveKind kind, uint32_t npus) {
   const double n = npus;
   switch (kind) {
@@ -54,6 +70,13 @@ double bus_factor(CollectiveKind kind, uint32_t npus) {
       return 1.0;
   }
   return 1.0;
+}
+
+CollectiveBandwidth collective_bandwidth(CollectiveKind kind, Bytes size, uint32_t npus, Time time) {
+  if (time <= Time::zero())
+    return {};
+  const double algbw = static_cast<double>(size.count()) / time.seconds() / 1e9;
+  return {algbw, algbw * bus_factor(kind, npus)};
 }
 
 }  // namespace chorus

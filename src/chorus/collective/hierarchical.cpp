@@ -49,7 +49,7 @@ Bytes chunk_size(const Collective& c, uint32_t npus, const CollectivePlanConfig&
   // Internally every phase uses ASTRA-sim's convention: an All-Gather's data is each NPU's contribution.
   const Bytes per_npu = c.kind == CollectiveKind::AllGather ? c.size / npus : c.size;
   Bytes chunk = per_npu / config.splits;
-  if (config.astra_chunking && c.kind != CollectiveKind::AllGather && chunk.count() < npus)
+  if (config.overheads.astra.min_chunk_bytes && c.kind != CollectiveKind::AllGather && chunk.count() < npus)
     chunk = Bytes(npus);
   return chunk;
 }

@@ -24,6 +24,7 @@
 #include "chorus/collective/collective.hpp"
 #include "chorus/collective/program.hpp"
 #include "chorus/collective/schedule.hpp"
+#include "chorus/core/error.hpp"
 #include "chorus/topology/topology.hpp"
 
 namespace chorus {
@@ -39,11 +40,10 @@ struct CollectivePlanConfig {
   Composition composition = Composition::LocalBandwidthAware;
   uint32_t splits = 1;
   uint32_t active_chunks = 1;
-  bool astra_chunking = false;  // non-All-Gather chunks are at least `npus` bytes
   Overheads overheads;
-  // Where the algorithm choice came from, for error messages: a file and its key, or a flag.
+  // Where the algorithm choice came from, for error messages: a file and its key, or an argument.
   std::string source;
-  std::string algorithm_field = "--algorithm";
+  Field algorithm_field = Argument{"algorithm"};
 };
 
 // A logical dimension: `size` members, NPU id = base + member * stride.

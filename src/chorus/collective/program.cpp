@@ -13,7 +13,7 @@ namespace chorus {
 Time Overheads::reduction(Bytes size) const {
   if (reduction_bytes_per_s <= 0)
     return Time::zero();
-  if (astra_rounding) {
+  if (astra.whole_ns_rounding) {
     // ASTRA-sim: 3 * floor(bytes / local-mem-bw[GB/s]) ns, with GB = 1e9 B.
     const double per_ns = reduction_bytes_per_s / 1e9;
     return Time::ns(3 * static_cast<int64_t>(std::floor(static_cast<double>(size.count()) / per_ns)));

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "chorus/collective/astra_compat.hpp"
 #include "chorus/collective/collective.hpp"
 #include "chorus/core/units.hpp"
 
@@ -34,7 +35,7 @@ struct AlgorithmChoice {
 struct Overheads {
   Time endpoint_delay;               // each message bundle passes the endpoint once (ASTRA-sim `endpoint-delay`)
   double reduction_bytes_per_s = 0;  // local memory bandwidth used by reductions; 0 = reductions are free
-  bool astra_rounding = false;       // ASTRA-sim charges 3 * floor(bytes / (GB/s)) whole ns
+  AstraCompat astra;                 // ASTRA-sim compatibility (astra_compat.hpp), carried with the plan
   // Time to reduce `size` received bytes into the local buffer: one write and two reads of local memory.
   Time reduction(Bytes size) const;
 };

@@ -16,11 +16,12 @@ std::string compose(const std::string& source, const std::string& field, const s
 }
 }  // namespace
 
-Error::Error(std::string source, std::string field, std::string message)
-    : std::runtime_error(compose(source, field, message)),
+Error::Error(std::string source, Field field, std::string message)
+    : std::runtime_error(compose(source, field.name, message)),
       source_(std::move(source)),
-      field_(std::move(field)),
-      message_(std::move(message)) {}
+      field_(std::move(field.name)),
+      message_(std::move(message)),
+      argument_(field.argument) {}
 
 void assertion_failed(const char* condition, const char* file, int line, const std::string& message) {
   throw InternalError(

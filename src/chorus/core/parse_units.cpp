@@ -20,7 +20,7 @@ struct NumberAndUnit {
 };
 
 // Splits "12.5 GiB" into 12.5 and "GiB". Rejects empty, non-finite and negative numbers.
-NumberAndUnit split(std::string_view text, const std::string& field, const char* what) {
+NumberAndUnit split(std::string_view text, const Field& field, const char* what) {
   size_t begin = 0;
   while (begin < text.size() && std::isspace(static_cast<unsigned char>(text[begin])))
     ++begin;
@@ -49,7 +49,7 @@ NumberAndUnit split(std::string_view text, const std::string& field, const char*
 
 }  // namespace
 
-Bytes parse_size(std::string_view text, const std::string& field) {
+Bytes parse_size(std::string_view text, const Field& field) {
   static constexpr std::pair<const char*, double> kUnits[] = {{"", 1},
                                                               {"B", 1},
                                                               {"KB", 1e3},
@@ -87,7 +87,7 @@ Bytes parse_size(std::string_view text, const std::string& field) {
                           nu.unit, text));
 }
 
-Bandwidth parse_bandwidth(std::string_view text, const std::string& field) {
+Bandwidth parse_bandwidth(std::string_view text, const Field& field) {
   static constexpr std::pair<const char*, double> kUnits[] = {
       {"B/s", 1},           {"KB/s", 1e3},           {"MB/s", 1e6},
       {"GB/s", 1e9},        {"TB/s", 1e12},          {"KiB/s", 1024.0},
@@ -121,7 +121,7 @@ Bandwidth parse_bandwidth(std::string_view text, const std::string& field) {
               fmt::format("unknown bandwidth unit '{}' in '{}'; expected e.g. GB/s, GiB/s, Gbps", nu.unit, text));
 }
 
-Time parse_time(std::string_view text, const std::string& field) {
+Time parse_time(std::string_view text, const Field& field) {
   static constexpr std::pair<const char*, double> kUnits[] = {
       {"ps", 1e-12}, {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
   const NumberAndUnit nu = split(text, field, "time");

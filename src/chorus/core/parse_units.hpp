@@ -6,18 +6,19 @@
 // - parse_bandwidth("50GB/s") is 50e9 B/s, "50GiB/s" is 50*2^30 B/s; also "Gbps"/"Mbps" (bits).
 //   A bare number, or a bare letter ("50G/s"), is rejected: the unit of a bandwidth is too often guessed wrong.
 // - parse_time("500ns"); suffixes ps, ns, us, ms, s. A bare number is rejected.
-// Errors name `field` (e.g. "--size") and the offending text.
+// Errors name `field` (a file key, or an Argument such as Argument{"size"}) and the offending text.
 #pragma once
 
 #include <string>
 #include <string_view>
 
+#include "chorus/core/error.hpp"
 #include "chorus/core/units.hpp"
 
 namespace chorus {
 
-Bytes parse_size(std::string_view text, const std::string& field);
-Bandwidth parse_bandwidth(std::string_view text, const std::string& field);
-Time parse_time(std::string_view text, const std::string& field);
+Bytes parse_size(std::string_view text, const Field& field);
+Bandwidth parse_bandwidth(std::string_view text, const Field& field);
+Time parse_time(std::string_view text, const Field& field);
 
 }  // namespace chorus

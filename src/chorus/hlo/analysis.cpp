@@ -442,7 +442,7 @@ Analysis analyze(const Module& module, const System& system, const AnalysisOptio
   if (o.network != nullptr) {
     const auto npus = static_cast<int>(o.network->topology().npu_count());
     if (o.npus > npus)
-      throw Error("--npus", "", fmt::format("is {}; the network has only {} NPUs", o.npus, npus));
+      throw Error("", Argument{"npus"}, fmt::format("is {}; the network has only {} NPUs", o.npus, npus));
     if (o.npus == 0)
       o.npus = npus;  // replica_groups={} then spans the whole network
   }

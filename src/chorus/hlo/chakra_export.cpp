@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
@@ -14,6 +12,7 @@
 #include "chorus/hlo/analysis.hpp"
 #include "chorus/hlo/cost.hpp"
 #include "chorus/workload/chakra/trace.hpp"
+#include "chorus/workload/chakra/trace_directory.hpp"
 
 namespace chorus::hlo {
 namespace {
@@ -47,11 +46,7 @@ class Exporter {
   void build() { emit(m_.entry, {}); }
 
   std::string write(const std::string& directory) const {
-    std::error_code ec;
-    std::filesystem::create_directories(directory, ec);
-    if (ec)
-      throw Error(directory, "--out", fmt::format("cannot create the directory: {}", ec.message()));
-    const std::string prefix = (std::filesystem::path(directory) / "hlo").string();
+    const std::string prefix = make_trace_directory(directory, "hlo");
     for (int rank = 0; rank < o_.npus; ++rank) {
       chakra::ChakraTrace trace;
       trace.version = "0.0.4";
@@ -61,16 +56,13 @@ class Exporter {
           continue;
         trace.nodes[i].pg_name = group_name(node_groups_[i], static_cast<uint32_t>(rank));
       }
-      write_chakra_trace(fmt::format("{}.{}.et", prefix, rank), trace, o_.gzip);
+      write_chakra_trace(rank_file(prefix, static_cast<uint64_t>(rank)), trace, o_.gzip);
     }
     nlohmann::ordered_json groups = nlohmann::ordered_json::object();
     for (size_t s = 0; s < group_sets_.size(); ++s)
       for (size_t g = 0; g < group_sets_[s].size(); ++g)
         groups[fmt::format("hlo_g{}_{}", s, g)] = group_sets_[s][g];
-    std::ofstream out((std::filesystem::path(directory) / "comm_groups.json").string());
-    if (!out)
-      throw Error(directory, "--out", "cannot write comm_groups.json");
-    out << groups.dump() << "\n";
+    write_comm_groups(directory, groups);
     return prefix;
   }
 
@@ -181,9 +173,9 @@ class Exporter {
 std::string write_chakra_traces(const Module& module, const Analysis& analysis, const std::string& directory,
                                 const ChakraExportOptions& options) {
   if (options.npus < 1)
-    throw Error("--npus", "", fmt::format("is {}; must be >= 1", options.npus));
+    throw Error("", Argument{"npus"}, fmt::format("is {}; must be >= 1", options.npus));
   if (options.iterations < 0)
-    throw Error("--iterations", "", fmt::format("is {}; must be >= 0", options.iterations));
+    throw Error("", Argument{"iterations"}, fmt::format("is {}; must be >= 0", options.iterations));
   Exporter e(module, analysis, options);
   e.build();
   return e.write(directory);

@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "chorus/core/error.hpp"
+#include "chorus/io/json_file.hpp"
 
 namespace chorus::hlo {
 
@@ -39,15 +39,7 @@ double positive(const nlohmann::json& j, const std::string& path, const std::str
 }  // namespace
 
 System read_system(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw Error(path, "", "cannot open for reading");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(path, "", fmt::format("is not valid JSON ({})", e.what()));
-  }
+  const nlohmann::json j = load_json_file(path);
   if (!j.is_object())
     throw Error(path, "", "expected a JSON object");
   if (j.contains("base") && !j["base"].is_string())

@@ -81,7 +81,8 @@ System system_by_name(const std::string& name) {
     return a100();
   if (name == "h100")
     return h100();
-  throw Error("--system", "", fmt::format("'{}' is neither a preset (tpuv3, tpuv4, a100, h100) nor a JSON file", name));
+  throw Error("", Argument{"system"},
+              fmt::format("'{}' is neither a preset (tpuv3, tpuv4, a100, h100) nor a JSON file", name));
 }
 
 }  // namespace chorus::hlo

@@ -20,7 +20,7 @@ bool is_gzip_path(std::string_view path) {
   return path.ends_with(".gz");
 }
 
-OutputFile::OutputFile(std::string path, std::string field)
+OutputFile::OutputFile(std::string path, Field field)
     : path_(std::move(path)), field_(std::move(field)), sink_(std::make_unique<Sink>()) {
   if (is_gzip_path(path_)) {
     sink_->gzip = gzopen(path_.c_str(), "wb6");
@@ -67,7 +67,7 @@ void OutputFile::close() {
     throw Error(path_, field_, "cannot write the file (disk full or not writable?)");
 }
 
-void write_output_file(const std::string& path, const std::string& field, std::string_view text) {
+void write_output_file(const std::string& path, const Field& field, std::string_view text) {
   OutputFile out(path, field);
   out.write(text);
   out.close();

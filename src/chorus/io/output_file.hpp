@@ -1,7 +1,7 @@
 // Writing a report file: plain text, or gzip-compressed when the file name ends in ".gz" (links.csv.gz,
 // timeline.json.gz), so that large reports are compressed exactly when the user asks for it by name.
 //
-//   OutputFile out("links.csv.gz", "--link-stats");  // gzip
+//   OutputFile out("links.csv.gz", Argument{"link_stats"});  // gzip
 //   out.write("link,src,dst\n");
 //   out.close();                                      // throws Error(path, field, ...) if anything failed
 #pragma once
@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "chorus/core/error.hpp"
 
 namespace chorus {
 
@@ -18,7 +20,7 @@ bool is_gzip_path(std::string_view path);
 class OutputFile {
  public:
   // Throws chorus::Error(path, field, "cannot create ...") when the file cannot be opened.
-  OutputFile(std::string path, std::string field);
+  OutputFile(std::string path, Field field);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -30,12 +32,12 @@ class OutputFile {
  private:
   struct Sink;
   std::string path_;
-  std::string field_;
+  Field field_;
   std::unique_ptr<Sink> sink_;
   bool failed_ = false;
 };
 
 // Writes all of `text` to `path` (gzip when the name says so).
-void write_output_file(const std::string& path, const std::string& field, std::string_view text);
+void write_output_file(const std::string& path, const Field& field, std::string_view text);
 
 }  // namespace chorus

@@ -1,7 +1,68 @@
-// The built-in A100-80GB system preset (see presets.hpp).
+// The built-in presets of the LLM planner and trace generator (see presets.hpp).
 #include "chorus/llm/presets.hpp"
 
+#include "chorus/io/json_file.hpp"
+
 namespace chorus::llm {
+
+namespace {
+
+Application make_model(int64_t hidden, int64_t feedforward, int64_t seq, int64_t heads, int64_t kv_heads,
+                       int64_t blocks, int64_t vocab, MlpKind mlp) {
+  Application a;
+  a.hidden = hidden;
+  a.feedforward = feedforward;
+  a.seq_size = seq;
+  a.attn_heads = heads;
+  a.attn_size = hidden / heads;
+  a.num_blocks = blocks;
+  a.kv_heads = kv_heads;
+  a.vocab = vocab;
+  a.mlp = mlp;
+  return a;
+}
+
+struct ModelPreset {
+  const char* name;
+  Application model;
+};
+
+// The same shapes as examples/llm/*.json (Calculon's files); GPT's vocabulary is Megatron's padded 51200.
+std::vector<ModelPreset> model_presets() {
+  return {
+      {"gpt3-175b", make_model(12288, 49152, 2048, 96, 96, 96, 51200, MlpKind::kGelu)},
+      {"gpt3-13b", make_model(5120, 20480, 2048, 40, 40, 40, 51200, MlpKind::kGelu)},
+      {"gpt3-1.3b", make_model(2048, 8192, 2048, 16, 16, 24, 51200, MlpKind::kGelu)},
+      {"llama2-70b", make_model(8192, 28672, 4096, 64, 8, 80, 32000, MlpKind::kSwiglu)},
+      {"llama2-7b", make_model(4096, 11008, 4096, 32, 32, 32, 32000, MlpKind::kSwiglu)},
+  };
+}
+
+}  // namespace
+
+std::optional<Application> model_preset(const std::string& name) {
+  for (const ModelPreset& p : model_presets()) {
+    if (name == p.name)
+      return p.model;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> model_preset_names() {
+  std::vector<std::string> names;
+  for (const ModelPreset& p : model_presets())
+    names.emplace_back(p.name);
+  return names;
+}
+
+std::optional<GpuPreset> gpu_preset(const std::string& name) {
+  // Dense fp16/bf16 tensor-core peaks and HBM bandwidths of the SXM parts (NVIDIA data sheets).
+  if (name == "a100")
+    return GpuPreset{312, 2039};
+  if (name == "h100")
+    return GpuPreset{989, 3350};
+  return std::nullopt;
+}
 
 System a100_80gb_system() {
   static constexpr const char* kJson = R"json(
@@ -29,7 +90,7 @@ System a100_80gb_system() {
   ]
 }
 )json";
-  return parse_system(nlohmann::json::parse(kJson), "built-in a100_80g preset");
+  return parse_system(parse_json_text(kJson, "built-in a100_80g preset"), "built-in a100_80g preset");
 }
 
 }  // namespace chorus::llm

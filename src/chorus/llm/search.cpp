@@ -70,9 +70,9 @@ int64_t task_size(const Task& t, int64_t nets, bool has_mem2) {
 void check_search_size(int64_t n, int64_t max_batch) {
   const auto max_procs = static_cast<int64_t>(limits::kMaxNpus);
   if (n < 1 || n > max_procs)
-    throw Error("--gpus", "", fmt::format("is {}; must be between 1 and {} (kMaxNpus)", n, max_procs));
+    throw Error("", Argument{"gpus"}, fmt::format("is {}; must be between 1 and {} (kMaxNpus)", n, max_procs));
   if (max_batch < 1 || max_batch > kMaxSearchBatch)
-    throw Error("--max-batch", "", fmt::format("is {}; must be between 1 and {}", max_batch, kMaxSearchBatch));
+    throw Error("", Argument{"max_batch"}, fmt::format("is {}; must be between 1 and {}", max_batch, kMaxSearchBatch));
 }
 
 // Expert parallelism for a MoE model: every divisor of the data parallelism that divides the experts; 1 otherwise
@@ -325,7 +325,7 @@ SearchResult run_search(const IterationModel& model, const SearchSpec& spec) {
   }
 
   if (spec.threads < 1 || static_cast<uint64_t>(spec.threads) > limits::kMaxThreads) {
-    throw Error("--threads", "",
+    throw Error("", Argument{"threads"},
                 fmt::format("is {}; must be between 1 and {} (kMaxThreads)", spec.threads, limits::kMaxThreads));
   }
   const int threads = spec.threads;

@@ -17,9 +17,9 @@ void apply_budget(const std::string& text, Budget& budget) {
   const size_t eq = text.find('=');
   const std::string kind = text.substr(0, eq), value = eq == std::string::npos ? "" : text.substr(eq + 1);
   if (kind == "total-bw") {
-    const double gbps = parse_bandwidth(value, "--budget").gb_per_second();
+    const double gbps = parse_bandwidth(value, Argument{"budget"}).gb_per_second();
     if (!(gbps > 0))
-      throw Error("--budget", text, "total bandwidth must be > 0");
+      throw Error("", Argument{"budget"}, text + ": total bandwidth must be > 0");
     budget.total_bandwidth_gbps = gbps;
     return;
   }
@@ -27,12 +27,12 @@ void apply_budget(const std::string& text, Budget& budget) {
     double v = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
     if (ec != std::errc() || end != value.data() + value.size() || !(v > 0) || !std::isfinite(v)) {
-      throw Error("--budget", text, "dollars must be a positive number, e.g. dollars=2.5e6");
+      throw Error("", Argument{"budget"}, text + ": dollars must be a positive number, e.g. dollars=2.5e6");
     }
     budget.dollars = v;
     return;
   }
-  throw Error("--budget", text, "unknown budget; expected total-bw=<bandwidth> or dollars=<number>");
+  throw Error("", Argument{"budget"}, text + ": unknown budget; expected total-bw=<bandwidth> or dollars=<number>");
 }
 
 namespace {
@@ -41,7 +41,7 @@ namespace {
 void parse_side(const std::string& side, double sign, LinearConstraint& c, double& constant, const std::string& text) {
   size_t i = 0;
   bool any = false;
-  auto fail = [&](const std::string& why) { throw Error("--constraint", text, why); };
+  auto fail = [&](const std::string& why) { throw Error("", Argument{"constraint"}, text + ": " + why); };
   while (i < side.size()) {
     double term_sign = sign;
     if (side[i] == '+' || side[i] == '-') {
@@ -105,13 +105,13 @@ LinearConstraint parse_constraint(const std::string& raw, size_t dimensions) {
     c.equality = true;
   }
   if (pos == std::string::npos)
-    throw Error("--constraint", raw, "needs one of =, <=, >=");
+    throw Error("", Argument{"constraint"}, raw + ": needs one of =, <=, >=");
   double constant = 0;
   parse_side(text.substr(0, pos), lhs_sign, c, constant, raw);
   parse_side(text.substr(pos + width), -lhs_sign, c, constant, raw);
   c.rhs = -constant;
   if (std::all_of(c.coefficients.begin(), c.coefficients.end(), [](double a) { return a == 0; })) {
-    throw Error("--constraint", raw, "involves no bandwidth B<d>");
+    throw Error("", Argument{"constraint"}, raw + ": involves no bandwidth B<d>");
   }
   return c;
 }

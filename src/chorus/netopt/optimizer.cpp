@@ -205,8 +205,8 @@ std::vector<double> interior_bandwidths(const ProgramBuilder& builder, std::opti
   const ConvexProgram p = builder.bandwidth_program(dollars);
   const SolveResult r = find_interior_point(p);
   if (r.status != SolveStatus::Optimal) {
-    throw Error("--budget", join(r.conflicting),
-                "these constraints cannot all hold (no design satisfies them); relax one");
+    throw Error("", Argument{"budget"},
+                join(r.conflicting) + ": these constraints cannot all hold (no design satisfies them); relax one");
   }
   return r.x;
 }
@@ -245,15 +245,15 @@ std::vector<double> bandwidths_of(const SolveResult& r, size_t dims) {
 OptimizationResult minimise_cost(const TrainingStep& step, const std::vector<double>& costs, const Budget& budget,
                                  const ProgramBuilder& builder) {
   if (!budget.time_target_ms)
-    throw Error("--objective", "cost", "needs --time-target (the step time to meet)");
+    throw Error("", Argument{"time_target"}, "the cost objective needs the step time to meet");
   const size_t dims = costs.size();
   const TimeSolve fastest = minimise_time(builder, budget.dollars);
   const std::vector<double> best = bandwidths_of(fastest.result, dims);
   const double best_ms = step.time_ms(best);
   const double target = *budget.time_target_ms;
   if (best_ms >= target * (1 - 1e-9)) {
-    throw Error("--time-target", fmt::format("{}ms", target),
-                fmt::format("is below the fastest step the other constraints allow, {:.4f} ms", best_ms));
+    throw Error("", Argument{"time_target"},
+                fmt::format("{}ms: is below the fastest step the other constraints allow, {:.4f} ms", target, best_ms));
   }
   // Start between the fastest design and the phase-I centre: convexity of the time keeps it under target.
   const std::vector<double> centre = interior_bandwidths(builder, budget.dollars);
@@ -297,8 +297,8 @@ OptimizationResult minimise_time_times_cost(const TrainingStep& step, const std:
                                             const Budget& budget, const ProgramBuilder& builder) {
   const auto [cheapest, dearest] = cost_range(builder, costs, budget.dollars);
   if (!(dearest < 1e300) || dearest > 1e18) {
-    throw Error("--objective", "time-x-cost",
-                "needs a bounded design space: give --budget total-bw=... or dollars=...");
+    throw Error("", Argument{"objective"},
+                "time-x-cost: needs a bounded design space: give a budget total-bw=... or dollars=...");
   }
   OptimizationResult best;
   best.objective = std::numeric_limits<double>::infinity();
@@ -319,9 +319,9 @@ OptimizationResult minimise_time_times_cost(const TrainingStep& step, const std:
   // costs C/s and communicates s times longer, so the product C P / s + C comm falls as s grows (P the
   // compute time). There is an infimum but no minimum.
   if (cheapest <= 1e-9 * top) {
-    throw Error("--objective", "time-x-cost",
-                "has no minimum when every bandwidth may go to 0 (time x cost keeps falling); give --budget "
-                "total-bw=... or --min-bw ...");
+    throw Error("", Argument{"objective"},
+                "time-x-cost: has no minimum when every bandwidth may go to 0 (time x cost keeps falling); give a "
+                "budget total-bw=... or a minimum bandwidth (min_bw)");
   }
   keep_if_better(fastest);
   const size_t cost_row = builder.dollars_row();
@@ -353,7 +353,8 @@ OptimizationResult optimize(const TrainingStep& step, const std::vector<double>&
   switch (objective) {
     case Objective::Time: {
       if (!budget.total_bandwidth_gbps && !budget.dollars && budget.max_gbps.empty() && budget.extra.empty()) {
-        throw Error("--budget", "", "minimising time needs a budget: total-bw=..., dollars=... or --max-bw");
+        throw Error("", Argument{"budget"},
+                    "minimising time needs a budget: total-bw=..., dollars=... or a maximum bandwidth (max_bw)");
       }
       TimeSolve s = minimise_time(builder, budget.dollars);
       out.newton_steps = s.result.newton_steps;

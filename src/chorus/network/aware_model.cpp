@@ -9,8 +9,8 @@
 
 namespace chorus {
 
-HopTime hop_time(Bandwidth bw, Time latency, Bytes bytes, bool astra_rounding) {
-  if (astra_rounding) {
+HopTime hop_time(Bandwidth bw, Time latency, Bytes bytes, AstraCompat astra) {
+  if (astra.whole_ns_rounding) {
     // ASTRA-sim: busy for (int)(size / bw) ns, next hop after (int)(latency + size / bw) ns, bw in B/ns.
     const double serial_ns = static_cast<double>(bytes.count()) / (bw.bytes_per_second() / 1e9);
     const double latency_ns = static_cast<double>(latency.picoseconds()) / 1e3;
@@ -26,8 +26,8 @@ enum EventKind : uint32_t { kStart, kHop };
 
 class AwareSimulation {
  public:
-  AwareSimulation(const Schedule& schedule, const ResourceRoutes& routes, bool astra_rounding)
-      : schedule_(schedule), routes_(routes), dag_(schedule), astra_(astra_rounding) {
+  AwareSimulation(const Schedule& schedule, const ResourceRoutes& routes, AstraCompat astra)
+      : schedule_(schedule), routes_(routes), dag_(schedule), astra_(astra) {
     free_at_.assign(routes.resource_count(), 0);
     result_.links.resize(routes.resource_count());
     result_.finish.assign(schedule.size(), Time::zero());
@@ -91,7 +91,7 @@ class AwareSimulation {
   const Schedule& schedule_;
   const ResourceRoutes& routes_;
   DagTracker dag_;
-  bool astra_;
+  AstraCompat astra_;
   EventQueue events_;
   std::vector<int64_t> free_at_;
   // Service end times of the messages each used link holds or queues (only links that carried traffic).
@@ -101,8 +101,8 @@ class AwareSimulation {
 
 }  // namespace
 
-AwareRunResult run_aware(const Schedule& schedule, const ResourceRoutes& routes, bool astra_rounding) {
-  return AwareSimulation(schedule, routes, astra_rounding).run();
+AwareRunResult run_aware(const Schedule& schedule, const ResourceRoutes& routes, AstraCompat astra) {
+  return AwareSimulation(schedule, routes, astra).run();
 }
 
 }  // namespace chorus

@@ -8,6 +8,7 @@
 // ASTRA-sim runs this only on 1-D topologies; chorus runs it on any.
 #pragma once
 
+#include "chorus/collective/astra_compat.hpp"
 #include "chorus/collective/schedule.hpp"
 #include "chorus/network/link_stats.hpp"
 #include "chorus/network/resource_routes.hpp"
@@ -21,13 +22,13 @@ struct AwareRunResult {
   std::vector<Time> finish;  // per op
 };
 
-AwareRunResult run_aware(const Schedule& schedule, const ResourceRoutes& routes, bool astra_rounding);
+AwareRunResult run_aware(const Schedule& schedule, const ResourceRoutes& routes, AstraCompat astra);
 
 // One hop's serialisation time and its total delay (latency + serialisation) under either rounding.
 struct HopTime {
   Time serialization;
   Time delay;
 };
-HopTime hop_time(Bandwidth bandwidth, Time latency, Bytes bytes, bool astra_rounding);
+HopTime hop_time(Bandwidth bandwidth, Time latency, Bytes bytes, AstraCompat astra);
 
 }  // namespace chorus

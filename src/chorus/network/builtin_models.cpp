@@ -24,9 +24,9 @@ class UnawareModel final : public NetworkModel {
     std::unique_ptr<MessageCost> own;
     const MessageCost* cost = options.cost;
     if (cost == nullptr) {
-      if (options.astra_compatible && !topology.is_dimensional())
-        throw Error("", "--system", "ASTRA-sim compatibility needs a dimensional network (--network FILE.yml)");
-      own = make_message_cost(topology, options.astra_compatible);
+      if (options.astra.enabled() && !topology.is_dimensional())
+        throw Error("", Argument{"system"}, "ASTRA-sim compatibility needs a dimensional network (--network FILE.yml)");
+      own = make_message_cost(topology, options.astra);
       cost = own.get();
     }
     ScheduleTiming t = run_unaware(schedule, *cost);
@@ -39,7 +39,7 @@ class UnawareModel final : public NetworkModel {
 
   NetworkRunResult run_symmetric(const CollectivePlan& plan, const Topology& topology,
                                  const NetworkRunOptions& options) const override {
-    const DimensionalCost cost(topology, options.astra_compatible);
+    const DimensionalCost cost(topology, options.astra);
     return NetworkRunResult{symmetric_collective_time(plan, cost), 0, {}, std::nullopt};
   }
 
@@ -74,7 +74,7 @@ class ContentionModel final : public NetworkModel {
                                  const NetworkRunOptions& options) const override {
     const ContentionDiscipline d =
         info_.fair_sharing ? ContentionDiscipline::MaxMinFair : ContentionDiscipline::StoreAndForward;
-    SymmetricContentionResult r = simulate_symmetric_contention(plan, topology, d, options.astra_compatible);
+    SymmetricContentionResult r = simulate_symmetric_contention(plan, topology, d, options.astra);
     NetworkRunResult result{r.makespan, r.events, {}, std::nullopt};
     if (options.collect_link_stats)
       result.links = std::move(r.links);
@@ -88,7 +88,7 @@ class ContentionModel final : public NetworkModel {
       FlowRunResult r = run_flow(schedule, routes);
       return pack(r.makespan, r.events, std::move(r.finish), std::move(r.links), options);
     }
-    AwareRunResult r = run_aware(schedule, routes, options.astra_compatible);
+    AwareRunResult r = run_aware(schedule, routes, options.astra);
     return pack(r.makespan, r.events, std::move(r.finish), std::move(r.links), options);
   }
 

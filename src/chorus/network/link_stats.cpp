@@ -9,7 +9,7 @@
 namespace chorus {
 
 void write_link_stats_csv(const std::string& path, const Topology& topology, const LinkStats& stats, Time makespan) {
-  OutputFile out(path, "--link-stats");  // gzip when the name ends in .gz
+  OutputFile out(path, Argument{"link_stats"});  // gzip when the name ends in .gz
   out.write("link,src,dst,bandwidth_GBps,latency_ns,bytes,busy_ns,utilization,peak_flows\n");
   for (uint32_t l = 0; l < topology.link_count(); ++l) {
     const LinkId id{l};

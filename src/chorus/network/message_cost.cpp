@@ -30,15 +30,14 @@ uint32_t hops_in_dimension(const Dimension& dim, uint32_t from, uint32_t to) {
 
 }  // namespace
 
-DimensionalCost::DimensionalCost(const Topology& topology, bool astra_rounding)
-    : topology_(topology), astra_rounding_(astra_rounding) {
+DimensionalCost::DimensionalCost(const Topology& topology, AstraCompat astra) : topology_(topology), astra_(astra) {
   CHORUS_ASSERT(topology.is_dimensional(), "DimensionalCost on topology '{}' without dimensions", topology.name());
 }
 
 Time DimensionalCost::member_delay(size_t dim_index, uint32_t from, uint32_t to, Bytes bytes) const {
   const Dimension& dim = topology_.dimensions()[dim_index];
   const uint32_t hops = hops_in_dimension(dim, from, to);
-  if (astra_rounding_) {
+  if (astra_.whole_ns_rounding) {
     // ASTRA-sim: bandwidth_Bpns = GB/s * 2^30 / 1e9, delay = (int)(hops * latency_ns + bytes / bandwidth_Bpns).
     const double bandwidth_bpns = dim.bandwidth.bytes_per_second() / 1e9;
     const double latency_ns = static_cast<double>(dim.latency.picoseconds()) / 1e3;
@@ -85,9 +84,9 @@ Time RoutedCost::delay(NodeId src, NodeId dst, Bytes bytes) const {
   return p.latency + transfer_time(bytes, p.bottleneck);
 }
 
-std::unique_ptr<MessageCost> make_message_cost(const Topology& topology, bool astra_rounding) {
-  if (astra_rounding && topology.is_dimensional())
-    return std::make_unique<DimensionalCost>(topology, true);
+std::unique_ptr<MessageCost> make_message_cost(const Topology& topology, AstraCompat astra) {
+  if (astra.whole_ns_rounding && topology.is_dimensional())
+    return std::make_unique<DimensionalCost>(topology, astra);
   return std::make_unique<RoutedCost>(topology);
 }
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "chorus/collective/astra_compat.hpp"
 #include "chorus/core/units.hpp"
 #include "chorus/topology/topology.hpp"
 
@@ -29,14 +30,14 @@ class MessageCost {
 
 class DimensionalCost final : public MessageCost {
  public:
-  DimensionalCost(const Topology& topology, bool astra_rounding);
+  DimensionalCost(const Topology& topology, AstraCompat astra);
   Time delay(NodeId src, NodeId dst, Bytes bytes) const override;
   // The same rule between two members `from`, `to` of one group along network dimension `dim`.
   Time member_delay(size_t dim, uint32_t from, uint32_t to, Bytes bytes) const;
 
  private:
   const Topology& topology_;
-  bool astra_rounding_;
+  AstraCompat astra_;
 };
 
 class RoutedCost final : public MessageCost {
@@ -57,8 +58,8 @@ class RoutedCost final : public MessageCost {
   mutable std::unordered_map<uint64_t, Path> cache_;  // (src, dst) -> path summary; not thread-safe
 };
 
-// ASTRA-sim's DimensionalCost (whole-ns rounding) when `astra_rounding` and the topology has dimensions, else the
-// physical RoutedCost.
-std::unique_ptr<MessageCost> make_message_cost(const Topology& topology, bool astra_rounding);
+// ASTRA-sim's DimensionalCost (whole-ns rounding) when `astra.whole_ns_rounding` and the topology has dimensions, else
+// the physical RoutedCost.
+std::unique_ptr<MessageCost> make_message_cost(const Topology& topology, AstraCompat astra);
 
 }  // namespace chorus

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "chorus/core/assert.hpp"
+#include "chorus/core/error.hpp"
 
 namespace chorus {
 
@@ -66,6 +67,13 @@ std::optional<NetworkModelKind> parse_network_model(std::string_view text) {
   if (const NetworkModel* m = network_models().find(text))
     return m->info().kind;
   return std::nullopt;
+}
+
+NetworkModelKind network_model_argument(std::string_view text) {
+  if (const std::optional<NetworkModelKind> kind = parse_network_model(text))
+    return *kind;
+  throw Error("", Argument{"model"},
+              fmt::format("unknown network model '{}'; expected one of {}", text, network_models().names()));
 }
 
 }  // namespace chorus

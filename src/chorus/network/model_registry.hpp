@@ -38,5 +38,7 @@ const NetworkModelRegistry& network_models();
 
 std::string to_string(NetworkModelKind kind);
 std::optional<NetworkModelKind> parse_network_model(std::string_view text);
+// The same for a call's `model` argument: throws chorus::Error naming Argument{"model"} and the models there are.
+NetworkModelKind network_model_argument(std::string_view text);
 
 }  // namespace chorus

@@ -39,7 +39,7 @@ struct NetworkModelInfo {
 
 struct NetworkRunOptions {
   // ASTRA-sim compatibility: whole-ns rounding (DimensionalCost for unaware, per hop for aware).
-  bool astra_compatible = false;
+  AstraCompat astra;
   bool collect_link_stats = false;
   // Where messages go. Null: the model's default (the topology's RouteTable routes; for unaware,
   // make_message_cost()). The synthesizer passes its own link assignment here.

@@ -235,7 +235,7 @@ bool can_simulate_contention_symmetrically(const CollectivePlan& plan, const Top
 }
 
 SymmetricContentionResult simulate_symmetric_contention(const CollectivePlan& plan, const Topology& topology,
-                                                        ContentionDiscipline discipline, bool astra_rounding) {
+                                                        ContentionDiscipline discipline, AstraCompat astra) {
   CHORUS_ASSERT(can_simulate_contention_symmetrically(plan, topology), "plan is not symmetric on '{}'",
                 topology.name());
   ClassRoutes routes(topology);
@@ -249,7 +249,7 @@ SymmetricContentionResult simulate_symmetric_contention(const CollectivePlan& pl
     result.events = r.events;
     class_stats = std::move(r.links);
   } else {
-    AwareRunResult r = run_aware(schedule, routes, astra_rounding);
+    AwareRunResult r = run_aware(schedule, routes, astra);
     result.makespan = r.makespan;
     result.events = r.events;
     class_stats = std::move(r.links);

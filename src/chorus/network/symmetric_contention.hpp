@@ -32,6 +32,6 @@ struct SymmetricContentionResult {
 };
 
 SymmetricContentionResult simulate_symmetric_contention(const CollectivePlan& plan, const Topology& topology,
-                                                        ContentionDiscipline discipline, bool astra_rounding);
+                                                        ContentionDiscipline discipline, AstraCompat astra);
 
 }  // namespace chorus

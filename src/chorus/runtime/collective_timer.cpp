@@ -27,7 +27,9 @@ std::optional<CollectiveKind> simulated_kind(CommType type) {
 }
 
 CollectiveTimer::CollectiveTimer(const Topology& topology, CollectiveTimerOptions options)
-    : topology_(topology), options_(options), cost_(make_message_cost(topology, options.system != nullptr)) {}
+    : topology_(topology),
+      options_(options),
+      cost_(make_message_cost(topology, options.system != nullptr ? AstraCompat::full() : AstraCompat{})) {}
 
 CollectiveTimer::~CollectiveTimer() = default;
 
@@ -56,8 +58,7 @@ TimedCollective CollectiveTimer::run(CommType type, int64_t bytes, const Topolog
   CollectiveRunOptions run_options;
   run_options.model = options_.model;
   if (options_.system != nullptr) {
-    run_options.plan = options_.system->plan_config(kind);
-    run_options.astra_compatible = true;
+    run_options.plan = options_.system->plan_config(kind);  // ASTRA-sim compatible (plan.overheads.astra)
   }
   if (!whole_network) {
     // ASTRA-sim replaces a subgroup's per-dimension algorithms by one logical ring.

@@ -26,14 +26,18 @@ double ns(Time t) {
   return static_cast<double>(t.picoseconds()) / 1e3;
 }
 
-double algbw_gbps(const CollectiveReport& c) {
-  const Time d = c.end - c.start;
-  return d > Time::zero() ? static_cast<double>(c.nccl_size) / d.seconds() / 1e9 : 0.0;
-}
-
-double busbw_gbps(const CollectiveReport& c) {
+// nccl-tests' bandwidths of one collective instance; busbw is 0 for a type chorus does not simulate as a collective.
+CollectiveBandwidth bandwidth(const CollectiveReport& c) {
   const auto kind = simulated_kind(c.type);
-  return kind ? algbw_gbps(c) * bus_factor(*kind, c.npus) : 0.0;
+  const CollectiveBandwidth bw =
+      collective_bandwidth(kind.value_or(CollectiveKind::AllReduce), Bytes(c.nccl_size), c.npus, c.end - c.start);
+  return kind ? bw : CollectiveBandwidth{bw.algbw_GBps, 0.0};
+}
+double algbw_gbps(const CollectiveReport& c) {
+  return bandwidth(c).algbw_GBps;
+}
+double busbw_gbps(const CollectiveReport& c) {
+  return bandwidth(c).busbw_GBps;
 }
 
 // "1" when the collective's time is at least its physical lower bound, "0" when below it, "" without a bound.
@@ -222,7 +226,7 @@ void write_reports(const std::string& directory, const ReportContext& context, c
   std::error_code ec;
   std::filesystem::create_directories(directory, ec);
   if (ec)
-    throw Error(directory, "--out", fmt::format("cannot create the directory: {}", ec.message()));
+    throw Error(directory, Argument{"out"}, fmt::format("cannot create the directory: {}", ec.message()));
   const std::filesystem::path dir(directory);
   {
     std::ofstream summary(dir / "summary.json");

@@ -160,7 +160,7 @@ class Runtime {
         topology_(topology),
         options_(options),
         timer_(topology, CollectiveTimerOptions{options.model, options.system, wants_links()}),
-        p2p_(make_message_cost(topology, options.system != nullptr)),
+        p2p_(make_message_cost(topology, options.system != nullptr ? AstraCompat::full() : AstraCompat{})),
         memory_(options.memory) {
     check_inputs();
     if (wants_links())

@@ -1,18 +1,17 @@
-// One collective as a user asks for it (the options of `chorus collective`, as text) and its record: the object
-// `chorus collective --json` prints. One place builds that record, for the CLI and the Python module alike.
+// One collective as a user asks for it (the options of `chorus collective`, as text) and its summary: what
+// `chorus collective` prints. One function runs it, for the CLI and the Python module alike.
 //
 //   CollectiveRequest q{CollectiveKind::AllGather, Bytes::gib(1)};
 //   q.algorithm = "ring";
-//   nlohmann::json record = run_collective_request(topology, q).record;   // record["time_ns"], ["bound_ns"], ...
+//   nlohmann::json record = to_json(run_collective_request(topology, q).summary);   // ["time_ns"], ["bound_ns"]
 #pragma once
 
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "chorus/network/link_stats.hpp"
 #include "chorus/sim/collective_run.hpp"
+#include "chorus/sim/collective_summary.hpp"
 #include "chorus/synth/synthesize.hpp"
 
 namespace chorus {
@@ -30,14 +29,12 @@ struct CollectiveRequest {
   std::string reduction_bandwidth;  // e.g. "1600GB/s"; empty: free
   std::string evaluation = "auto";  // auto | symmetric | schedule
   bool collect_link_stats = false;
-  SynthOptions synth;              // algorithm "synth", or msccl with compare_synth (kind and size from above)
-  bool compare_synth = false;      // msccl: also synthesize and simulate chorus's own algorithm
-  std::string flag_prefix = "--";  // errors name fields as "<prefix>algorithm": "--" on the CLI, "" in Python
+  SynthOptions synth;          // algorithm "synth", or msccl with compare_synth (kind and size from above)
+  bool compare_synth = false;  // msccl: also synthesize and simulate chorus's own algorithm
 };
 
 struct CollectiveOutcome {
-  nlohmann::json record;           // the keys of `chorus collective --json`, physically_feasible included
-  Time time;                       // the simulated time (the record's time_ns, exactly)
+  CollectiveSummary summary;
   std::optional<LinkStats> links;  // when collected (aware and flow)
 };
 
@@ -45,7 +42,13 @@ struct CollectiveOutcome {
 // unaware model each transfer pays its own link (synth_unaware.hpp).
 Time simulate_synthesized(const Topology& topology, const SynthResult& r, NetworkModelKind model);
 
-// Throws chorus::Error naming the field of the request on a malformed value.
+// The run options of a request for a built-in algorithm: the plan (the system file's under ASTRA-sim
+// compatibility), the model, the evaluation. plan.splits is the request's, or 1: run_collective_request (and a size
+// sweep) choose default_splits per size when the request names none and has no system file.
+CollectiveRunOptions collective_run_options(const CollectiveRequest& request, NetworkModelKind model);
+
+// Throws chorus::Error naming the request's field (an Argument: "active_chunks") on a malformed value, and on
+// collect_link_stats under a model that keeps none.
 CollectiveOutcome run_collective_request(const Topology& topology, const CollectiveRequest& request);
 
 }  // namespace chorus

@@ -11,7 +11,7 @@ namespace {
 
 bool use_symmetric(const CollectiveRunOptions& options, bool possible) {
   if (options.evaluation == Evaluation::Symmetric && !possible) {
-    throw Error("", "--evaluation",
+    throw Error("", Argument{"evaluation"},
                 "symmetric evaluation needs ring/direct/halvingDoubling on Ring, UniRing, FullyConnected or Switch "
                 "dimensions");
   }
@@ -20,7 +20,7 @@ bool use_symmetric(const CollectiveRunOptions& options, bool possible) {
 
 NetworkRunOptions network_options(const CollectiveRunOptions& options) {
   NetworkRunOptions n;
-  n.astra_compatible = options.astra_compatible;
+  n.astra = options.plan.overheads.astra;
   n.collect_link_stats = options.collect_link_stats;
   return n;
 }
@@ -30,7 +30,7 @@ constexpr uint64_t kMaxScheduleTransfers = uint64_t{1} << 26;
 
 void run_schedule(const Topology& topology, const CollectiveRunOptions& options, CollectiveRunResult& result) {
   if (result.transfers > kMaxScheduleTransfers) {
-    throw Error("", "--evaluation",
+    throw Error("", Argument{"evaluation"},
                 fmt::format("the full schedule would hold {} transfers (at most {}); use fewer chunks, or drop "
                             "--evaluation schedule / --link-stats so that the symmetric evaluation applies",
                             result.transfers, kMaxScheduleTransfers));

@@ -24,8 +24,6 @@ enum class Evaluation : uint8_t { Auto, Symmetric, Schedule };
 
 struct CollectiveRunOptions {
   CollectivePlanConfig plan;
-  // ASTRA-sim compatibility: DimensionalCost with ASTRA-sim's whole-ns truncation for every message.
-  bool astra_compatible = false;
   Evaluation evaluation = Evaluation::Auto;
   NetworkModelKind model = NetworkModelKind::Unaware;
   bool collect_link_stats = false;

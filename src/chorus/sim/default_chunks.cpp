@@ -9,7 +9,7 @@ namespace chorus {
 
 std::vector<ChainHop> rooted_chain_hops(const Topology& topology, const Collective& collective,
                                         const Overheads& overheads) {
-  const std::unique_ptr<MessageCost> cost = make_message_cost(topology, false);
+  const std::unique_ptr<MessageCost> cost = make_message_cost(topology, AstraCompat{});
   const bool reduce = collective.kind == CollectiveKind::Reduce;
   std::vector<ChainHop> hops;
   const uint32_t p = topology.npu_count();

@@ -10,6 +10,7 @@
 
 #include "chorus/core/error.hpp"
 #include "chorus/workload/chakra/trace.hpp"
+#include "chorus/workload/chakra/trace_directory.hpp"
 
 namespace chorus {
 
@@ -23,9 +24,14 @@ uint64_t micros(Time t) {
 class TraceBuilder {
  public:
   TraceBuilder(const SynthResult& result, const Topology& topology)
-      : result_(result), topology_(topology), traces_(result.members.size()), send_node_(result.schedule.size()),
-        recv_node_(result.schedule.size()), local_node_(result.schedule.size()) {
-    for (uint32_t r = 0; r < result.members.size(); ++r) rank_of_[result.members[r]] = r;
+      : result_(result),
+        topology_(topology),
+        traces_(result.members.size()),
+        send_node_(result.schedule.size()),
+        recv_node_(result.schedule.size()),
+        local_node_(result.schedule.size()) {
+    for (uint32_t r = 0; r < result.members.size(); ++r)
+      rank_of_[result.members[r]] = r;
   }
 
   std::vector<chakra::ChakraTrace> build() {
@@ -45,7 +51,7 @@ class TraceBuilder {
   uint32_t rank(NodeId node) const {
     const auto it = rank_of_.find(node.value);
     if (!topology_.is_npu(node) || it == rank_of_.end()) {
-      throw Error("", "--chakra",
+      throw Error("", Argument{"chakra"},
                   fmt::format("the schedule routes through {} {}; Chakra traces carry NPU-to-NPU messages only",
                               topology_.is_npu(node) ? "NPU outside the group" : "switch", node.value));
     }
@@ -125,16 +131,13 @@ class TraceBuilder {
 
 void write_chakra_schedule(const std::string& prefix, const SynthResult& result, const Topology& topology) {
   const std::vector<chakra::ChakraTrace> traces = TraceBuilder(result, topology).build();
-  const std::filesystem::path parent = std::filesystem::path(prefix).parent_path();
-  std::error_code ec;
-  if (!parent.empty())
-    std::filesystem::create_directories(parent, ec);
-  if (ec)
-    throw Error(parent.string(), "--chakra", fmt::format("cannot create the folder: {}", ec.message()));
+  const std::filesystem::path path(prefix);
+  if (path.has_parent_path())
+    (void)make_trace_directory(path.parent_path().string(), "", Argument{"chakra"});
   for (size_t r = 0; r < traces.size(); ++r) {
     chakra::ChakraTrace t = traces[r];
     t.version = "0.0.4";
-    chakra::write_chakra_trace(fmt::format("{}.{}.et", prefix, r), t, false);
+    chakra::write_chakra_trace(rank_file(prefix, r), t, false);
   }
 }
 

@@ -156,7 +156,7 @@ DimensionalSynthResult synthesize_dimensional(const Topology& topology, const Sy
                 "two dimensions (mesh, torus, dims:...), every NPU taking part and no failures");
   }
   if (options.size.count() <= 0)
-    throw Error("synth", "--size", fmt::format("is {} bytes; must be > 0", options.size.count()));
+    throw Error("synth", Argument{"size"}, fmt::format("is {} bytes; must be > 0", options.size.count()));
   const std::vector<uint32_t> dims = active_dimensions(topology);
   const uint32_t parts = static_cast<uint32_t>(dims.size());
   const Bytes part_size(std::max<int64_t>(1, ceil_div(options.size.count(), parts)));

@@ -336,11 +336,11 @@ void MscclXml::write(std::ostream& out) const {
 void MscclXml::write(const std::string& path) const {
   std::ofstream out(path, std::ios::binary);
   if (!out)
-    throw Error(path, "--out", "cannot open for writing");
+    throw Error(path, Argument{"out"}, "cannot open for writing");
   write(out);
   out.flush();
   if (!out)
-    throw Error(path, "--out", "write failed (disk full?)");
+    throw Error(path, Argument{"out"}, "write failed (disk full?)");
 }
 
 std::string msccl_xml(const SynthResult& result, const std::string& name) {

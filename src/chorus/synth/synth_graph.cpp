@@ -45,22 +45,23 @@ std::vector<uint32_t> local_ids(const Topology& topology, const SynthGraphOption
   const std::unordered_set<uint32_t> failed(options.failed_npus.begin(), options.failed_npus.end());
   for (uint32_t n : options.failed_npus) {
     if (n >= npus)
-      throw Error("synth", "--fail-npus", fmt::format("NPU {} is outside the topology (NPUs 0-{})", n, npus - 1));
+      throw Error("synth", Argument{"fail_npus"},
+                  fmt::format("NPU {} is outside the topology (NPUs 0-{})", n, npus - 1));
   }
   for (uint32_t n : group) {
     if (n >= npus)
-      throw Error("synth", "--npus", fmt::format("NPU {} is outside the topology (NPUs 0-{})", n, npus - 1));
+      throw Error("synth", Argument{"npus"}, fmt::format("NPU {} is outside the topology (NPUs 0-{})", n, npus - 1));
     if (local[n] != kAbsent)
-      throw Error("synth", "--npus", fmt::format("NPU {} is listed twice", n));
+      throw Error("synth", Argument{"npus"}, fmt::format("NPU {} is listed twice", n));
     if (failed.count(n) && !options.group.empty())
-      throw Error("synth", "--npus", fmt::format("NPU {} is in the group but marked failed", n));
+      throw Error("synth", Argument{"npus"}, fmt::format("NPU {} is in the group but marked failed", n));
     if (failed.count(n))
       continue;
     local[n] = static_cast<uint32_t>(global.size());
     global.push_back(n);
   }
   if (global.empty())
-    throw Error("synth", "--npus", "no NPU is left in the group");
+    throw Error("synth", Argument{"npus"}, "no NPU is left in the group");
   for (uint32_t n = npus; n < topology.node_count(); ++n) {
     local[n] = static_cast<uint32_t>(global.size());
     global.push_back(n);
@@ -77,7 +78,7 @@ void check_failed_links(const Topology& topology, const std::set<uint64_t>& fail
   }
   for (uint64_t key : failed) {
     if (!seen.count(key)) {
-      throw Error("synth", "--fail-links",
+      throw Error("synth", Argument{"fail_links"},
                   fmt::format("there is no link between {} and {}", key >> 32, key & 0xffffffffu));
     }
   }
@@ -164,9 +165,9 @@ SynthGraph make_synth_graph(const Topology& topology, const SynthGraphOptions& o
   std::set<uint64_t> failed;
   for (const auto& [a, b] : options.failed_links) {
     if (a == b)
-      throw Error("synth", "--fail-links", fmt::format("{}-{} is not a link", a, b));
+      throw Error("synth", Argument{"fail_links"}, fmt::format("{}-{} is not a link", a, b));
     if (a >= topology.node_count() || b >= topology.node_count())
-      throw Error("synth", "--fail-links", fmt::format("{}-{} names a node outside the topology", a, b));
+      throw Error("synth", Argument{"fail_links"}, fmt::format("{}-{} names a node outside the topology", a, b));
     failed.insert(pair_key(std::min(a, b), std::max(a, b)));
   }
   check_failed_links(topology, failed);

@@ -281,17 +281,17 @@ class Synthesizer {
  public:
   Synthesizer(const Topology& topology, const SynthOptions& o) : topology_(topology), o_(o) {
     if (o.size.count() <= 0)
-      throw Error("synth", "--size", fmt::format("is {} bytes; must be > 0", o.size.count()));
+      throw Error("synth", Argument{"size"}, fmt::format("is {} bytes; must be > 0", o.size.count()));
     SynthGraphOptions go = o.graph;
     if (rooted(o.kind) && !go.group.empty() && std::find(go.group.begin(), go.group.end(), o.root) == go.group.end())
-      throw Error("synth", "--root", fmt::format("NPU {} is not in the group", o.root));
+      throw Error("synth", Argument{"root"}, fmt::format("NPU {} is not in the group", o.root));
     if (o.root >= topology.npu_count())
-      throw Error("synth", "--root", fmt::format("NPU {} is outside the topology", o.root));
+      throw Error("synth", Argument{"root"}, fmt::format("NPU {} is outside the topology", o.root));
     if (o.demand && o.kind != CollectiveKind::AllToAll)
-      throw Error(o.demand->source, "--demand", "applies to all_to_all only");
+      throw Error(o.demand->source, Argument{"demand"}, "applies to all_to_all only");
     if (o.demand && o.demand->npus != topology.npu_count()) {
       throw Error(
-          o.demand->source, "--demand",
+          o.demand->source, Argument{"demand"},
           fmt::format("is {} x {}; the topology has {} NPUs", o.demand->npus, o.demand->npus, topology.npu_count()));
     }
     go.require_all_pairs = !rooted(o.kind);
@@ -304,7 +304,7 @@ class Synthesizer {
           root_ = m;
       }
       if (!root_)
-        throw Error("synth", "--root", fmt::format("NPU {} is not in the group (or failed)", o.root));
+        throw Error("synth", Argument{"root"}, fmt::format("NPU {} is not in the group (or failed)", o.root));
       check_rooted_reach();
     }
     // The flat engine keeps a transfer per (member, chunk) delivery and a bit per (node, chunk): beyond ~2^30
@@ -318,7 +318,8 @@ class Synthesizer {
     }
     hops_ = hop_diameter(*graph_, root_, o.kind != CollectiveKind::Reduce);
     if (o.chunks_per_npu > 0 && uint64_t{n_} * o.chunks_per_npu > (uint64_t{1} << 24))
-      throw Error("synth", "--chunks", fmt::format("{} chunks per NPU x {} NPUs is too many", o.chunks_per_npu, n_));
+      throw Error("synth", Argument{"chunks"},
+                  fmt::format("{} chunks per NPU x {} NPUs is too many", o.chunks_per_npu, n_));
   }
 
   SynthResult run() {

@@ -266,7 +266,7 @@ class Checker {
 
   void aware() {
     const SynthRoutes routes(t_, r_);
-    const AwareRunResult a = run_aware(s_, routes, false);
+    const AwareRunResult a = run_aware(s_, routes, AstraCompat{});
     result_.aware_time = a.makespan;
     if (a.makespan > r_.time)
       fail(fmt::format("the aware model needs {}, more than the estimate {}", to_string(a.makespan),

@@ -1,5 +1,5 @@
 // load_topology (see load.hpp): dispatches to the ASTRA-sim YAML reader, a generator or the edge-list reader,
-// and checks the spec and the --bandwidth/--latency lists so that errors name the flag the user typed.
+// and checks the spec and the bandwidth/latency lists so that errors name the argument (the CLI: the option) given.
 #include "chorus/topology/load.hpp"
 
 #include <algorithm>
@@ -33,7 +33,7 @@ bool is_generator(std::string_view kind) {
 }
 
 [[noreturn]] void bad_spec(std::string_view spec, const std::string& message) {
-  throw Error("", "--topology", fmt::format("'{}': {}", spec, message));
+  throw Error("", Argument{"topology"}, fmt::format("'{}': {}", spec, message));
 }
 
 // One positive size, at most max_npus (larger sizes cannot fit in any topology).
@@ -140,27 +140,29 @@ std::vector<uint32_t> parse_keyed(std::string_view spec, std::string_view args,
   return values;
 }
 
-// Expands --bandwidth/--latency to one LinkParams per dimension: a single value applies to all of them.
+// Expands the bandwidth and latency arguments to one LinkParams per dimension: a single value applies to all of them.
 std::vector<LinkParams> link_params(const TopologyRequest& request, size_t dimensions, const std::string& what) {
-  const auto check_count = [&](size_t count, const std::string& flag) {
+  const auto check_count = [&](size_t count, const char* keyword) {
     if (count == 0)
-      throw Error("", flag, fmt::format("missing; generator '{}' needs it", request.spec));
+      throw Error("", Argument{keyword}, fmt::format("missing; generator '{}' needs it", request.spec));
     if (count != 1 && count != dimensions) {
-      throw Error("", flag, fmt::format("has {} values; give one for all or one per {} ({})", count, what, dimensions));
+      throw Error("", Argument{keyword},
+                  fmt::format("has {} values; give one for all or one per {} ({})", count, what, dimensions));
     }
   };
-  check_count(request.bandwidths.size(), "--bandwidth");
-  check_count(request.latencies.size(), "--latency");
+  check_count(request.bandwidths.size(), "bandwidth");
+  check_count(request.latencies.size(), "latency");
   std::vector<LinkParams> links;
   for (size_t d = 0; d < dimensions; ++d) {
     const Bandwidth bw = request.bandwidths[request.bandwidths.size() == 1 ? 0 : d];
     const Time lat = request.latencies[request.latencies.size() == 1 ? 0 : d];
     if (!(bw.bytes_per_second() > 0))
-      throw Error("", "--bandwidth", fmt::format("is {}; must be > 0", to_string(bw)));
+      throw Error("", Argument{"bandwidth"}, fmt::format("is {}; must be > 0", to_string(bw)));
     if (lat < Time::zero())
-      throw Error("", "--latency", fmt::format("is {}; must be >= 0", to_string(lat)));
+      throw Error("", Argument{"latency"}, fmt::format("is {}; must be >= 0", to_string(lat)));
     if (lat > Time::ps(limits::kMaxLinkLatencyPs))
-      throw Error("", "--latency", fmt::format("is {}; must be at most 1 s (kMaxLinkLatencyPs)", to_string(lat)));
+      throw Error("", Argument{"latency"},
+                  fmt::format("is {}; must be at most 1 s (kMaxLinkLatencyPs)", to_string(lat)));
     links.push_back(LinkParams{bw, lat});
   }
   return links;
@@ -265,7 +267,7 @@ Topology generate(const TopologyRequest& request, std::string_view kind, std::st
 // The file formats carry their own bandwidths and latencies; a flag that would be ignored is an error.
 void reject_link_flags(const TopologyRequest& request, const std::string& what) {
   if (!request.bandwidths.empty() || !request.latencies.empty()) {
-    throw Error("", "--bandwidth/--latency", fmt::format("not allowed with {}; the file sets them", what));
+    throw Error("", Argument{"bandwidth/latency"}, fmt::format("not allowed with {}; the file sets them", what));
   }
 }
 
@@ -273,7 +275,7 @@ void reject_link_flags(const TopologyRequest& request, const std::string& what) 
 
 Topology load_topology(const TopologyRequest& request) {
   if (request.network_file.empty() == request.spec.empty()) {
-    throw Error("", "--network/--topology", "give exactly one of a network file and a topology spec");
+    throw Error("", Argument{"network/topology"}, "give exactly one of a network file and a topology spec");
   }
   if (!request.network_file.empty()) {
     reject_link_flags(request, "--network");

@@ -36,7 +36,8 @@ struct TopologyRequest {
   std::string max_npus_name = "kMaxNpus";
 };
 
-// Throws chorus::Error naming the file (or the flag) and the field on any inconsistency.
+// Throws chorus::Error naming the file and field, or the Argument (network, topology, bandwidth, latency), on any
+// inconsistency.
 Topology load_topology(const TopologyRequest& request);
 
 }  // namespace chorus

@@ -253,8 +253,8 @@ void read_metadata_groups(const chakra::TraceNode& t, const std::string& file, G
   check_nesting_depth(t.inputs_values, fmt::format("{}: node {}: inputs", file, t.id));
   nlohmann::json list;
   try {
-    list = nlohmann::json::parse(t.inputs_values);
-  } catch (const nlohmann::json::exception&) {
+    list = parse_json_text(t.inputs_values, file);
+  } catch (const Error&) {
     return;  // METADATA nodes carry other payloads too; only a process-group list is ours to read
   }
   if (!list.is_array())

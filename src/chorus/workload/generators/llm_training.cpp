@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -14,6 +12,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/core/progress.hpp"
+#include "chorus/workload/chakra/trace_directory.hpp"
 
 namespace chorus {
 
@@ -23,38 +22,6 @@ using chakra::TraceNode;
 
 namespace {
 
-llm::Application make_model(int64_t hidden, int64_t feedforward, int64_t seq, int64_t heads, int64_t kv_heads,
-                            int64_t blocks, int64_t vocab, llm::MlpKind mlp) {
-  llm::Application a;
-  a.hidden = hidden;
-  a.feedforward = feedforward;
-  a.seq_size = seq;
-  a.attn_heads = heads;
-  a.attn_size = hidden / heads;
-  a.num_blocks = blocks;
-  a.kv_heads = kv_heads;
-  a.vocab = vocab;
-  a.mlp = mlp;
-  return a;
-}
-
-struct ModelPreset {
-  const char* name;
-  llm::Application model;
-};
-
-// The same shapes as examples/llm/*.json (Calculon's files); GPT's vocabulary is Megatron's padded 51200.
-std::vector<ModelPreset> model_presets() {
-  using llm::MlpKind;
-  return {
-      {"gpt3-175b", make_model(12288, 49152, 2048, 96, 96, 96, 51200, MlpKind::kGelu)},
-      {"gpt3-13b", make_model(5120, 20480, 2048, 40, 40, 40, 51200, MlpKind::kGelu)},
-      {"gpt3-1.3b", make_model(2048, 8192, 2048, 16, 16, 24, 51200, MlpKind::kGelu)},
-      {"llama2-70b", make_model(8192, 28672, 4096, 64, 8, 80, 32000, MlpKind::kSwiglu)},
-      {"llama2-7b", make_model(4096, 11008, 4096, 32, 32, 32, 32000, MlpKind::kSwiglu)},
-  };
-}
-
 double d(int64_t v) {
   return static_cast<double>(v);
 }
@@ -63,7 +30,7 @@ double d(int64_t v) {
 // dimensions near the readers' limits can exceed 1 PiB per tensor, which the runtime would refuse anyway.
 int64_t whole(double value, double max, const char* what) {
   if (!(value >= 0 && value <= max))
-    throw Error("", "--model", fmt::format("gives a {} of {}; at most {} is supported", what, value, max));
+    throw Error("", Argument{"model"}, fmt::format("gives a {} of {}; at most {} is supported", what, value, max));
   return std::llround(value);
 }
 
@@ -73,68 +40,45 @@ int64_t to_bytes(double bytes) {
 
 }  // namespace
 
-std::optional<llm::Application> llm_model_preset(const std::string& name) {
-  for (const ModelPreset& p : model_presets()) {
-    if (name == p.name)
-      return p.model;
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> llm_model_preset_names() {
-  std::vector<std::string> names;
-  for (const ModelPreset& p : model_presets())
-    names.emplace_back(p.name);
-  return names;
-}
-
-std::optional<GpuPreset> llm_gpu_preset(const std::string& name) {
-  // Dense fp16/bf16 tensor-core peaks and HBM bandwidths of the SXM parts (NVIDIA data sheets).
-  if (name == "a100")
-    return GpuPreset{312, 2039};
-  if (name == "h100")
-    return GpuPreset{989, 3350};
-  return std::nullopt;
-}
-
 void validate(const LlmTrainingSpec& spec) {
   const llm::Application& m = spec.model;
   for (const auto& [flag, value] :
-       {std::pair{"--dp", spec.dp}, std::pair{"--tp", spec.tp}, std::pair{"--pp", spec.pp},
-        std::pair{"--microbatches", spec.microbatches}, std::pair{"--microbatch-size", spec.microbatch_size}}) {
+       {std::pair{"dp", spec.dp}, std::pair{"tp", spec.tp}, std::pair{"pp", spec.pp},
+        std::pair{"microbatches", spec.microbatches}, std::pair{"microbatch_size", spec.microbatch_size}}) {
     if (value == 0)
-      throw Error("", flag, "must be >= 1");
+      throw Error("", Argument{flag}, "must be >= 1");
   }
   // Each factor is bounded before the product is formed, so dp*tp*pp cannot wrap; the micro-batch count sets the
   // number of nodes per rank file (memory and disk), hence its own limit.
   for (const auto& [flag, value, limit] :
-       {std::tuple{"--dp", spec.dp, limits::kMaxNpus}, std::tuple{"--tp", spec.tp, limits::kMaxNpus},
-        std::tuple{"--pp", spec.pp, limits::kMaxNpus},
-        std::tuple{"--microbatches", spec.microbatches, limits::kMaxMicrobatches},
-        std::tuple{"--microbatch-size", spec.microbatch_size, limits::kMaxNpus}}) {
+       {std::tuple{"dp", spec.dp, limits::kMaxNpus}, std::tuple{"tp", spec.tp, limits::kMaxNpus},
+        std::tuple{"pp", spec.pp, limits::kMaxNpus},
+        std::tuple{"microbatches", spec.microbatches, limits::kMaxMicrobatches},
+        std::tuple{"microbatch_size", spec.microbatch_size, limits::kMaxNpus}}) {
     if (value > limit) {
-      throw Error("", flag, fmt::format("is {}; must be at most {} (see \"Limits\" in docs/cli.md)", value, limit));
+      throw Error("", Argument{flag},
+                  fmt::format("is {}; must be at most {} (see \"Limits\" in docs/cli.md)", value, limit));
     }
   }
   if (m.attn_heads % spec.tp != 0 || m.kv_heads % spec.tp != 0 || m.feedforward % spec.tp != 0) {
-    throw Error("", "--tp",
+    throw Error("", Argument{"tp"},
                 fmt::format("{} does not divide the model's attn_heads {}, kv_heads {} and feedforward {}", spec.tp,
                             m.attn_heads, m.kv_heads, m.feedforward));
   }
   if (m.num_blocks % spec.pp != 0)
-    throw Error("", "--pp", fmt::format("{} does not divide the model's num_blocks {}", spec.pp, m.num_blocks));
+    throw Error("", Argument{"pp"}, fmt::format("{} does not divide the model's num_blocks {}", spec.pp, m.num_blocks));
   if (spec.sequence_parallel && m.seq_size * spec.microbatch_size % spec.tp != 0) {
-    throw Error("", "--sequence-parallel",
-                fmt::format("--tp {} does not divide the {} tokens of a microbatch", spec.tp,
-                            m.seq_size * spec.microbatch_size));
+    throw Error(
+        "", Argument{"sequence_parallel"},
+        fmt::format("tp {} does not divide the {} tokens of a microbatch", spec.tp, m.seq_size * spec.microbatch_size));
   }
   if (!(spec.peak_tflops > 0))
-    throw Error("", "--peak-perf", "must be > 0 TFLOPS");
+    throw Error("", Argument{"peak_perf"}, "must be > 0 TFLOPS");
   if (!(spec.mem_bw_gbps > 0))
-    throw Error("", "--mem-bw", "must be > 0 GB/s");
+    throw Error("", Argument{"mem_bw"}, "must be > 0 GB/s");
   const uint64_t npus = uint64_t{spec.dp} * spec.tp * spec.pp;
   if (npus > (uint64_t{1} << 24))
-    throw Error("", "--dp", fmt::format("dp*tp*pp = {} NPUs is more than chorus simulates", npus));
+    throw Error("", Argument{"dp"}, fmt::format("dp*tp*pp = {} NPUs is more than chorus simulates", npus));
 }
 
 LayerWork layer_forward_work(const LlmTrainingSpec& spec) {
@@ -176,7 +120,7 @@ Work head_forward_work(const LlmTrainingSpec& spec) {
 
 Time roofline_time(const Work& work, const LlmTrainingSpec& spec) {
   const double seconds = std::max(work.flops / (spec.peak_tflops * 1e12), work.bytes / (spec.mem_bw_gbps * 1e9));
-  return checked_time_from_seconds(seconds, "", "--model");
+  return checked_time_from_seconds(seconds, "", Argument{"model"});
 }
 
 int64_t tp_collective_bytes(const LlmTrainingSpec& spec) {
@@ -404,14 +348,11 @@ class RankTraceBuilder {
   chakra::ChakraTrace trace_;
 };
 
-void write_groups(const std::string& path, const LlmTrainingSpec& spec) {
+nlohmann::ordered_json groups_json(const LlmTrainingSpec& spec) {
   nlohmann::ordered_json json = nlohmann::ordered_json::object();
   for (const NamedGroup& g : llm_comm_groups(spec))
     json[g.name] = g.npus;
-  std::ofstream out(path);
-  out << json.dump() << "\n";
-  if (!out)
-    throw Error(path, "--out", "cannot write the communicator groups");
+  return json;
 }
 
 }  // namespace
@@ -423,18 +364,14 @@ chakra::ChakraTrace llm_rank_trace(const LlmTrainingSpec& spec, uint32_t rank) {
 std::string write_llm_training(const std::string& directory, const LlmTrainingSpec& spec, bool gzip,
                                Progress* progress) {
   validate(spec);
-  std::error_code ec;
-  std::filesystem::create_directories(directory, ec);
-  if (ec)
-    throw Error(directory, "--out", fmt::format("cannot create the directory: {}", ec.message()));
-  const std::string prefix = (std::filesystem::path(directory) / "llm").string();
+  const std::string prefix = make_trace_directory(directory, "llm");
   const uint32_t npus = spec.dp * spec.tp * spec.pp;
   ProgressScope written(progress, "generate: rank files written", npus);
   for (uint32_t rank = 0; rank < npus; ++rank) {
-    write_chakra_trace(fmt::format("{}.{}.et", prefix, rank), llm_rank_trace(spec, rank), gzip);
+    write_chakra_trace(rank_file(prefix, rank), llm_rank_trace(spec, rank), gzip);
     written.advance();
   }
-  write_groups((std::filesystem::path(directory) / "comm_groups.json").string(), spec);
+  write_comm_groups(directory, groups_json(spec));
   return prefix;
 }
 

@@ -19,7 +19,7 @@
 // Each rank's nodes form one in-order stream (a dependency chain, as Megatron's single compute stream);
 // sends leave the stream so the next work is not held up by them.
 //
-//   LlmTrainingSpec spec{.model = *llm_model_preset("gpt3-175b"), .dp = 8, .tp = 8, .pp = 16, .microbatches = 16};
+//   LlmTrainingSpec spec{.model = *llm::model_preset("gpt3-175b"), .dp = 8, .tp = 8, .pp = 16, .microbatches = 16};
 //   write_llm_training("traces/gpt3", spec, false);  // traces/gpt3/llm.<rank>.et + traces/gpt3/comm_groups.json
 #pragma once
 
@@ -51,19 +51,7 @@ struct LlmTrainingSpec {
   double mem_bw_gbps = 2039;           // per NPU, 1e9 B/s (A100-80GB HBM2e)
 };
 
-// The built-in models: "gpt3-175b" (Brown et al. 2020) and "llama2-70b" (Touvron et al. 2023, GQA, SwiGLU),
-// plus small ones for trials; nullopt for an unknown name.
-std::optional<llm::Application> llm_model_preset(const std::string& name);
-std::vector<std::string> llm_model_preset_names();
-
-// GPU presets for the roofline: {peak TFLOPS, memory GB/s}; nullopt for an unknown name.
-struct GpuPreset {
-  double peak_tflops = 0;
-  double mem_bw_gbps = 0;
-};
-std::optional<GpuPreset> llm_gpu_preset(const std::string& name);
-
-// Throws chorus::Error naming the flag (--dp, --tp, --pp, --microbatches, ...) when the spec is unusable.
+// Throws chorus::Error naming the field (Argument dp, tp, pp, microbatches, ...) when the spec is unusable.
 void validate(const LlmTrainingSpec& spec);
 
 struct Work {

@@ -3,34 +3,30 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/core/progress.hpp"
+#include "chorus/workload/chakra/trace_directory.hpp"
 
 namespace chorus {
 
 std::string write_microbench(const std::string& directory, const MicrobenchSpec& spec, bool gzip, Progress* progress) {
   if (spec.npus < 2)
-    throw Error("", "--npus", fmt::format("is {}; a collective needs at least 2 NPUs", spec.npus));
+    throw Error("", Argument{"npus"}, fmt::format("is {}; a collective needs at least 2 NPUs", spec.npus));
   if (spec.npus > limits::kMaxGeneratedNpus) {
-    throw Error("", "--npus",
+    throw Error("", Argument{"npus"},
                 fmt::format("is {}; must be at most {} rank files (kMaxGeneratedNpus in src/chorus/core/limits.hpp)",
                             spec.npus, limits::kMaxGeneratedNpus));
   }
   if (spec.comm_size <= 0)
-    throw Error("", "--size", "must be > 0 bytes");
-  std::error_code ec;
-  std::filesystem::create_directories(directory, ec);
-  if (ec)
-    throw Error(directory, "--out", fmt::format("cannot create the directory: {}", ec.message()));
+    throw Error("", Argument{"size"}, "must be > 0 bytes");
   std::string collective = chakra::to_string(spec.type);
   std::transform(collective.begin(), collective.end(), collective.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  const std::string prefix = (std::filesystem::path(directory) / collective).string();
+  const std::string prefix = make_trace_directory(directory, collective);
   ProgressScope written(progress, "generate: rank files written", spec.npus);
   for (uint32_t rank = 0; rank < spec.npus; ++rank) {
     chakra::ChakraTrace trace;
@@ -42,7 +38,7 @@ std::string write_microbench(const std::string& directory, const MicrobenchSpec&
     node.comm_type = static_cast<int64_t>(spec.type);
     node.comm_size = spec.comm_size;
     trace.nodes.push_back(std::move(node));
-    write_chakra_trace(fmt::format("{}.{}.et", prefix, rank), trace, gzip);
+    write_chakra_trace(rank_file(prefix, rank), trace, gzip);
     written.advance();
   }
   return prefix;
