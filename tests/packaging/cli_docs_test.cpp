@@ -1,6 +1,7 @@
 // The generated bash completion and man page against the CLI's own --help (every subcommand, every option), and
 // --version against project(VERSION) in CMakeLists.txt.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -76,11 +77,14 @@ class CliDocs : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     collect_paths({}, paths_);
-    script_ = ::testing::TempDir() + "chorus_completion.bash";
+    // One file per process: ctest runs each test of this suite as its own process, in parallel, and a shared file
+    // could be sourced while another process rewrites it ("_chorus: command not found").
+    script_ = ::testing::TempDir() + "chorus_completion_" + std::to_string(::getpid()) + ".bash";
     const testing_support::CliRun run = run_chorus({"--generate", "bash-completion"}, false);
     ASSERT_EQ(run.status, 0);
     std::ofstream(script_) << run.out;
   }
+  static void TearDownTestSuite() { std::remove(script_.c_str()); }
 
   // What bash completes after `chorus WORDS... CURRENT<TAB>`, one word per entry.
   static std::set<std::string> complete(const std::vector<std::string>& words, const std::string& current) {
