@@ -235,6 +235,38 @@ TEST(PytorchRecover, Schema11ReduceScatterChakraNodes) {
   EXPECT_FALSE(depends(add, pair_rs->id));  // the broadcast, the last collective on o, is what it waits for
 }
 
+TEST(PytorchRecover, ReduceScatterWithoutTheC10dOperator) {
+  // Two reduce-scatters no c10d:: operator wraps: a record_param_comms standing alone (collective_name
+  // "reduce_scatter"; its first input is the list form's Tensor[][], 4 tensors of 256 float32 = 1024 bytes each)
+  // and a functional collective (_c10d_functional::reduce_scatter_tensor(input, "sum", 4, "0"), PyTorch 2.x's
+  // traceable collectives, input 2048 float32). Chakra's comm_size is the whole input: 4 * 1024 = 4096 and
+  // 2048 * 4 = 8192 bytes, not the outputs (1024 and 2048 bytes).
+  const auto path = std::filesystem::temp_directory_path() / ("chorus_pt_rs_" + std::to_string(::getpid()));
+  std::ofstream(path) << R"({"schema": "1.1.1-chakra.0.0.4", "nodes": [
+    {"id": 2, "name": "[pytorch|profiler|execution_trace|thread]", "ctrl_deps": 1, "inputs": {"values": []},
+     "outputs": {"values": []}, "attrs": [{"name": "tid", "type": "uint64", "value": 1}]},
+    {"id": 3, "name": "record_param_comms", "ctrl_deps": 2,
+     "inputs": {"values": [[[[10,11,0,256,4,"cuda:0"], [12,13,0,256,4,"cuda:0"], [14,15,0,256,4,"cuda:0"],
+                             [16,17,0,256,4,"cuda:0"]]], 0, ["0", "default_pg"]]},
+     "outputs": {"values": [[[[18,19,0,256,4,"cuda:0"]]]]},
+     "attrs": [{"name": "tid", "type": "uint64", "value": 1},
+               {"name": "collective_name", "type": "string", "value": "reduce_scatter"},
+               {"name": "in_msg_nelems", "type": "uint64", "value": 1024},
+               {"name": "out_msg_nelems", "type": "uint64", "value": 256},
+               {"name": "pg_name", "type": "string", "value": "0"},
+               {"name": "pg_size", "type": "uint64", "value": 4}]},
+    {"id": 4, "name": "_c10d_functional::reduce_scatter_tensor", "ctrl_deps": 2,
+     "inputs": {"values": [[20,21,0,2048,4,"cuda:0"], "sum", 4, "0"]},
+     "outputs": {"values": [[22,23,0,512,4,"cuda:0"]]}, "attrs": [{"name": "tid", "type": "uint64", "value": 1}]},
+    {"id": 1, "name": "[pytorch|profiler|execution_trace|process]", "ctrl_deps": 1, "inputs": {"values": []},
+     "outputs": {"values": []}, "attrs": []}]})";
+  const ExecutionTrace t = read_execution_trace(path.string(), nullptr);
+  std::filesystem::remove(path);
+  expect_collectives(recover_rank(t, 0, 4, nullptr),
+                     {{CommKind::ReduceScatter, 4096, std::nullopt}, {CommKind::ReduceScatter, 8192, std::nullopt}},
+                     "unwrapped reduce_scatter");
+}
+
 TEST(PytorchRecover, KinetoCpuTimesBecomeComputeDurations) {
   // The profiler trace of one DDP step (record_traces.py, legacy 1.13 format: a list of events without ids,
   // matched by name and order). Read from the file: "Optimizer.step#SGD.step" dur 83 us,

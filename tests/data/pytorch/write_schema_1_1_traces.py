@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 # Writes hand-made execution traces in the newer schema "1.1.1-chakra.0.0.4" (PyTorch 2.x), 4 ranks, for the
-# tests of `chorus import pytorch`: PyTorch 1.13 (the Debian package) writes the older "1.0.1".
+# tests of `chorus import pytorch`: PyTorch 1.13 (the Debian package) writes the older "1.0.1". Two programs:
+# schema_1_1_4r (all_reduce, all_gather, send/recv) and schema_1_1_shard_4r (reduce_scatter in both forms and
+# broadcast, which gloo in 1.13 cannot record).
 #
 #   /usr/bin/python3 tests/data/pytorch/write_schema_1_1_traces.py tests/data/pytorch
 #
@@ -11,8 +13,12 @@
 # dtype, in_msg_nelems, out_msg_nelems, in_split_size, out_split_size, global_rank_start, global_rank_stride,
 # pg_name, pg_desc, pg_size. Tensors are [tensor_id, storage_id, offset, numel, elem_bytes, device]. The
 # "## process_group:init ##" node carries the group list as a JSON string (shared/reference/chakra-et.md).
+# record_param_comms' collective_name and message sizes follow ProcessGroupNCCL.cpp's RECORD_PARAM_COMMS_DATA
+# calls: "_reduce_scatter_base" (inNelems the input's numel, outNelems the output's), "reduce_scatter" (the list
+# form: inNelems = output numel * group size, its input the Tensor[][] list), "broadcast" (in = out = numel);
+# its first input is the input tensor(s), its output the output tensor(s).
 #
-# The program each rank runs (world 4; process group "1" = ranks {0,1}, "2" = ranks {2,3}):
+# The first program each rank runs (world 4; process group "1" = ranks {0,1}, "2" = ranks {2,3}):
 #   y = mm(a, b)                         a, b, y: 1024 bf16 (2048 bytes)
 #   all_reduce(y) on its pair group      record_param_comms + nccl:all_reduce, 2048 bytes
 #   all_gather_into_tensor(out, y)       c10d::_allgather_base_, world, input 2048 bytes, output 8192
@@ -124,7 +130,7 @@ def shard_rank_trace(rank):
              comms("_reduce_scatter_base", "0", 0, 4, 4096, 1024)),
         node(7, "nccl:_reduce_scatter_base", 6, 5, [g]),
         node(8, "c10d::reduce_scatter_", 2, 6, [[o], [[s0, s1]], "<Object>", "<Object>", -1], [[o], "<Object>"]),
-        node(9, "record_param_comms", 8, 7, [[s0, s1], 1, [pair, "tp"]], [[o]],
+        node(9, "record_param_comms", 8, 7, [[[s0, s1]], 1, [pair, "tp"]], [[[o]]],
              comms("reduce_scatter", pair, start, 2, 1024, 512)),
         node(10, "nccl:reduce_scatter", 9, 8, [[s0, s1]]),
         node(11, "c10d::broadcast_", 2, 9, [[o], "<Object>", 0, 0, False, -1], [[o], "<Object>"]),
