@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +40,20 @@ class PytorchImportCli : public ::testing::Test {
       {"name": "[pytorch|profiler|execution_graph|thread]", "id": 2, "parent": 1, "tid": 1, "inputs": []},
       )" + op + R"(,
       {"name": "[pytorch|profiler|execution_graph|process]", "id": 1, "parent": 1, "tid": 0, "inputs": []}]})");
+  }
+
+  // `chorus import pytorch --et <the four schema_1_1_shard_4r ranks> EXTRA...`
+  static std::vector<std::string> import_shard(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"import", "pytorch", "--et"};
+    for (int r = 0; r < 4; ++r)
+      args.push_back(data("schema_1_1_shard_4r.et." + std::to_string(r) + ".json"));
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
+  static testing_support::CliRun sim_ring4(const std::string& prefix) {
+    return run_chorus_split(
+        {"sim", "--workload", prefix, "--topology", "ring:4", "--bandwidth", "50GB/s", "--latency", "1us", "--json"});
   }
 
   static void expect_one_line_error(const testing_support::CliRun& run, const std::string& file,
@@ -80,6 +95,54 @@ TEST_F(PytorchImportCli, DdpImportsAndSimulates) {
   EXPECT_EQ(summary["nodes"], 56);
   EXPECT_NEAR(summary["collectives"][0]["duration_ns"].get<double>(), 2064.64, 0.01);
   EXPECT_NEAR(summary["finish_ns"].get<double>(), 2091.64, 0.01);
+}
+
+TEST_F(PytorchImportCli, ReduceScatterImportsAndSimulates) {
+  // schema_1_1_shard_4r (write_schema_1_1_traces.py): per rank a reduce_scatter of 8192 bytes on the world, one of
+  // 2048 bytes on its pair group ({0,1} or {2,3}), a broadcast of 1024 bytes on the world (recover_test.cpp).
+  const std::string prefix = (dir_ / "shard").string();
+  const auto imported = run_chorus_split(import_shard({"--out", prefix}));
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  // No --kineto: the broadcast has no measured time, which chorus sim replays.
+  EXPECT_NE(imported.err.find("schema_1_1_shard_4r.et.0.json: node 11: 1 broadcast(s) without a measured NCCL"),
+            std::string::npos)
+      << imported.err;
+  // ring:4 at 50 GB/s and 1 us per message, chorus's native ring, one chunk. The chain of each rank: the
+  // process_group:init and aten::mm COMP nodes, 1 ns each (no recorded time: 0 us -> 1 ns), so the world
+  // reduce_scatter is issued at 2 ns on every rank: N-1 = 3 steps of 8192/4 = 2048 bytes, each
+  // 1000 + 2048 B / 50 GB/s = 1040.96 ns: 3122.88 ns, done at 3124.88. The pair reduce_scatter reads its output
+  // (same storage): a 2-member logical ring whose hop is one link (ring:4 is bidirectional, members adjacent),
+  // 1 step of 2048/2 = 1024 bytes: 1000 + 20.48 = 1020.48 ns, done at 4145.36. The broadcast (replayed, 0 us)
+  // adds nothing; aten::add reads o after it: 1 ns. Finish: 4146.36 ns. Collectives simulated: the world
+  // reduce_scatter and one pair reduce_scatter per group (3); the replayed broadcast is not one.
+  const auto sim = sim_ring4(prefix);
+  ASSERT_EQ(sim.status, 0) << sim.err;
+  const auto summary = nlohmann::json::parse(sim.out);
+  EXPECT_EQ(summary["collective_count"], 3);
+  EXPECT_EQ(summary["nodes"], 28);  // 7 per rank: METADATA, 3 COMP, 3 COMM_COLL
+  for (const auto& c : summary["collectives"]) {
+    EXPECT_EQ(c["type"], "REDUCE_SCATTER");
+    EXPECT_NEAR(c["duration_ns"].get<double>(), c["group_npus"] == 4 ? 3122.88 : 1020.48, 0.01) << c.dump();
+  }
+  EXPECT_NEAR(summary["finish_ns"].get<double>(), 4146.36, 0.01);
+}
+
+TEST_F(PytorchImportCli, MeasuredBroadcastIsReplayed) {
+  // The same program with a Kineto trace per rank: c10d::broadcast_ (rf_id 9) launched an NCCL kernel of 5 us.
+  // chorus sim replays it: the finish above plus 5000 ns = 9146.36 ns, and there is nothing to warn about.
+  const std::string prefix = (dir_ / "shard_k").string();
+  std::vector<std::string> extra = {"--out", prefix, "--kineto"};
+  for (const std::string rank : {"0", "1", "2", "3"})
+    extra.push_back(write("kineto." + rank + ".json", R"({"distributedInfo": {"rank": )" + rank +
+                                                          R"(, "world_size": 4}, "traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "c10d::broadcast_", "ts": 10, "dur": 3, "args": {"Record function id": 9, "External id": 50}},
+      {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_Broadcast_RING_LL", "ts": 12, "dur": 5, "args": {"External id": 50}}]})"));
+  const auto imported = run_chorus_split(import_shard(extra));
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  EXPECT_EQ(imported.err.find("broadcast"), std::string::npos) << imported.err;
+  const auto sim = sim_ring4(prefix);
+  ASSERT_EQ(sim.status, 0) << sim.err;
+  EXPECT_NEAR(nlohmann::json::parse(sim.out)["finish_ns"].get<double>(), 9146.36, 0.01);
 }
 
 TEST_F(PytorchImportCli, TextReportSaysWhenThereAreNoDurations) {

@@ -181,6 +181,92 @@ TEST(PytorchRecover, Schema11PairGroupAndMetadata) {
   EXPECT_EQ(recv->comm_src, 2);
 }
 
+TEST(PytorchRecover, Schema11ReduceScatterAndBroadcast) {
+  // write_schema_1_1_traces.py, the shard program (PyTorch 2.x with NCCL: operator > record_param_comms >
+  // nccl: backend op). comm_size in Chakra's convention:
+  // - reduce_scatter_tensor (c10d::_reduce_scatter_base_) of g = 4096 bf16 on the world: the whole input,
+  //   4096 * 2 = 8192 bytes (not the 1024-element output, 2048 bytes); world group (pg_size 4 of 4 ranks).
+  // - reduce_scatter (c10d::reduce_scatter_, the list form) of [[s0, s1]], two views of 512 bf16 each, on the
+  //   pair group: the whole input, 2 * 512 * 2 = 2048 bytes (not the output o, 1024 bytes); ranks {0,1} or {2,3}
+  //   from record_param_comms' global_rank_start 0 or 2, stride 1, pg_size 2.
+  // - broadcast of o = 512 bf16 on the world: the buffer, 1024 bytes.
+  for (uint32_t rank = 0; rank < 4; ++rank) {
+    const RankImport r = recover("schema_1_1_shard_4r", rank, 4);
+    const int64_t first = rank < 2 ? 0 : 2;
+    expect_collectives(r,
+                       {{CommKind::ReduceScatter, 8192, std::nullopt},
+                        {CommKind::ReduceScatter, 2048, std::nullopt, {first, first + 1}},
+                        {CommKind::Broadcast, 1024, std::nullopt}},
+                       "shard rank " + std::to_string(rank));
+    EXPECT_EQ(r.collectives[1].pg_name, rank < 2 ? "pt_1" : "pt_2");
+    EXPECT_EQ(r.comm_bytes, 8192u + 2048u + 1024u);
+  }
+}
+
+TEST(PytorchRecover, Schema11ReduceScatterChakraNodes) {
+  // The Chakra COMM_COLL nodes carry the kind (Chakra's CommType) and the same comm_size; the backend ops and
+  // record_param_comms below each operator are not nodes of their own. Order: s (the world reduce_scatter's
+  // output) is read by the pair reduce_scatter (s0, s1 are views of s's storage), whose output o the broadcast
+  // sends, and aten::add reads o: each waits for the one before.
+  const RankImport r = recover("schema_1_1_shard_4r", 1, 4);
+  const chakra::TraceNode* world_rs = find_node(r, "c10d::_reduce_scatter_base_");
+  const chakra::TraceNode* pair_rs = find_node(r, "c10d::reduce_scatter_");
+  const chakra::TraceNode* bcast = find_node(r, "c10d::broadcast_");
+  const chakra::TraceNode* add = find_node(r, "aten::add");
+  ASSERT_NE(world_rs, nullptr);
+  ASSERT_NE(pair_rs, nullptr);
+  ASSERT_NE(bcast, nullptr);
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(find_node(r, "record_param_comms"), nullptr);
+  EXPECT_EQ(find_node(r, "nccl:reduce_scatter"), nullptr);
+  EXPECT_EQ(world_rs->comm_type, static_cast<int64_t>(chakra::CommType::ReduceScatter));
+  EXPECT_EQ(world_rs->comm_size, 8192);
+  EXPECT_EQ(pair_rs->comm_type, static_cast<int64_t>(chakra::CommType::ReduceScatter));
+  EXPECT_EQ(pair_rs->comm_size, 2048);
+  EXPECT_EQ(pair_rs->pg_name, "pt_1");
+  EXPECT_EQ(bcast->comm_type, static_cast<int64_t>(chakra::CommType::Broadcast));
+  EXPECT_EQ(bcast->comm_size, 1024);
+  const auto depends = [](const chakra::TraceNode* n, uint64_t id) {
+    return std::find(n->data_deps.begin(), n->data_deps.end(), id) != n->data_deps.end();
+  };
+  EXPECT_TRUE(depends(pair_rs, world_rs->id));
+  EXPECT_TRUE(depends(bcast, pair_rs->id));
+  EXPECT_TRUE(depends(add, bcast->id));
+  EXPECT_FALSE(depends(add, pair_rs->id));  // the broadcast, the last collective on o, is what it waits for
+}
+
+TEST(PytorchRecover, ReduceScatterWithoutTheC10dOperator) {
+  // Two reduce-scatters no c10d:: operator wraps: a record_param_comms standing alone (collective_name
+  // "reduce_scatter"; its first input is the list form's Tensor[][], 4 tensors of 256 float32 = 1024 bytes each)
+  // and a functional collective (_c10d_functional::reduce_scatter_tensor(input, "sum", 4, "0"), PyTorch 2.x's
+  // traceable collectives, input 2048 float32). Chakra's comm_size is the whole input: 4 * 1024 = 4096 and
+  // 2048 * 4 = 8192 bytes, not the outputs (1024 and 2048 bytes).
+  const auto path = std::filesystem::temp_directory_path() / ("chorus_pt_rs_" + std::to_string(::getpid()));
+  std::ofstream(path) << R"({"schema": "1.1.1-chakra.0.0.4", "nodes": [
+    {"id": 2, "name": "[pytorch|profiler|execution_trace|thread]", "ctrl_deps": 1, "inputs": {"values": []},
+     "outputs": {"values": []}, "attrs": [{"name": "tid", "type": "uint64", "value": 1}]},
+    {"id": 3, "name": "record_param_comms", "ctrl_deps": 2,
+     "inputs": {"values": [[[[10,11,0,256,4,"cuda:0"], [12,13,0,256,4,"cuda:0"], [14,15,0,256,4,"cuda:0"],
+                             [16,17,0,256,4,"cuda:0"]]], 0, ["0", "default_pg"]]},
+     "outputs": {"values": [[[[18,19,0,256,4,"cuda:0"]]]]},
+     "attrs": [{"name": "tid", "type": "uint64", "value": 1},
+               {"name": "collective_name", "type": "string", "value": "reduce_scatter"},
+               {"name": "in_msg_nelems", "type": "uint64", "value": 1024},
+               {"name": "out_msg_nelems", "type": "uint64", "value": 256},
+               {"name": "pg_name", "type": "string", "value": "0"},
+               {"name": "pg_size", "type": "uint64", "value": 4}]},
+    {"id": 4, "name": "_c10d_functional::reduce_scatter_tensor", "ctrl_deps": 2,
+     "inputs": {"values": [[20,21,0,2048,4,"cuda:0"], "sum", 4, "0"]},
+     "outputs": {"values": [[22,23,0,512,4,"cuda:0"]]}, "attrs": [{"name": "tid", "type": "uint64", "value": 1}]},
+    {"id": 1, "name": "[pytorch|profiler|execution_trace|process]", "ctrl_deps": 1, "inputs": {"values": []},
+     "outputs": {"values": []}, "attrs": []}]})";
+  const ExecutionTrace t = read_execution_trace(path.string(), nullptr);
+  std::filesystem::remove(path);
+  expect_collectives(recover_rank(t, 0, 4, nullptr),
+                     {{CommKind::ReduceScatter, 4096, std::nullopt}, {CommKind::ReduceScatter, 8192, std::nullopt}},
+                     "unwrapped reduce_scatter");
+}
+
 TEST(PytorchRecover, KinetoCpuTimesBecomeComputeDurations) {
   // The profiler trace of one DDP step (record_traces.py, legacy 1.13 format: a list of events without ids,
   // matched by name and order). Read from the file: "Optimizer.step#SGD.step" dur 83 us,

@@ -46,6 +46,23 @@ void check_world_collectives(const RankSummary& first, const RankSummary& r) {
   }
 }
 
+// `chorus sim` replays a Broadcast's measured time (as ASTRA-sim does) instead of simulating it: without a
+// measured NCCL kernel it would take 0 ns, below any physical bound, so say so once per file.
+void warn_unmeasured_broadcasts(const RankSummary& r, std::ostream* warnings) {
+  const RecoveredCollective* first = nullptr;
+  size_t count = 0;
+  for (const auto& c : r.collectives)
+    if (c.kind == CommKind::Broadcast && c.measured_us == 0) {
+      first = first != nullptr ? first : &c;
+      ++count;
+    }
+  if (first != nullptr && warnings != nullptr)
+    *warnings << fmt::format(
+        "warning: {}: node {}: {} broadcast(s) without a measured NCCL kernel time (--kineto): chorus sim replays a "
+        "Broadcast's measured time, so they take 0 ns there\n",
+        r.file, first->et_node, count);
+}
+
 }  // namespace
 
 std::string to_string(Timing timing) {
@@ -96,6 +113,7 @@ ImportResult import_pytorch(const ImportOptions& o, std::ostream* warnings) {
     s.timing = r.timing;
     if (rank > 0)
       check_world_collectives(result.ranks.front(), s);
+    warn_unmeasured_broadcasts(s, warnings);
     if (!o.out_prefix.empty()) {
       const std::string path = fmt::format("{}.{}.et", o.out_prefix, rank);
       chakra::write_chakra_trace(path, r.trace, o.gzip);

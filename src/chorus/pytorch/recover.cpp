@@ -339,8 +339,10 @@ class Recovery {
     }
     n->comm_size = static_cast<int64_t>(c.bytes);
     n->tensor_size = static_cast<int64_t>(c.bytes);
-    if (k_ != nullptr && nccl_total_[v] > 0)
+    if (k_ != nullptr && nccl_total_[v] > 0) {
       n->duration_micros = nccl_total_[v];  // measured; Broadcast is replayed from it
+      c.measured_us = nccl_total_[v];
+    }
     for (uint32_t i = 0; i < node.tensor_count; ++i)
       pending_[t_.tensors[node.first_tensor + i].storage] = n->id;
     r_.comm_bytes += c.bytes;

@@ -33,6 +33,7 @@ struct RecoveredCollective {
   std::vector<int64_t> ranks;  // empty: every rank
   std::string pg_name;         // the Chakra group name ("" = every rank)
   std::optional<int64_t> peer;
+  uint64_t measured_us = 0;  // its NCCL kernels' time from Kineto; 0: not measured
 };
 
 // Where compute durations came from.
