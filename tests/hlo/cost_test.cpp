@@ -38,6 +38,20 @@ TEST(HloCost, MatmulConvolutionFromDimLabels) {
   EXPECT_DOUBLE_EQ(c.flops, 2.0 * 128 * 512 * 13);
 }
 
+// Found by the hlo fuzz harness: a '-' before a non-digit (`-:`) made the integer-list reader loop without
+// advancing, growing a vector until memory ran out. Neither `-:` nor a number past 64 bits is an integer, so the
+// group count falls back to 1 and the cost is that of MatmulConvolutionFromDimLabels: 2 x 128 x 512 x 13.
+TEST(HloCost, GroupCountsThatAreNotIntegersAreIgnored) {
+  for (const char* groups : {"-:", "-", "99999999999999999999999"}) {
+    const OpCost c = root_cost(
+        "  %a = f32[128,13] parameter(0)\n  %b = f32[13,512] parameter(1)\n"
+        "  ROOT %c = f32[128,512] convolution(f32[128,13] %a, f32[13,512] %b), dim_labels=bf_io->bf, "
+        "feature_group_count=" +
+        std::string(groups) + "\n");
+    EXPECT_DOUBLE_EQ(c.flops, 2.0 * 128 * 512 * 13) << groups;
+  }
+}
+
 TEST(HloCost, ConvolutionCountsOnlyWindowPositionsInsideTheInput) {
   // 4x4 input, 3x3 kernel, pad 1 each side, stride 1: per dimension, kernel offsets 0 and 2 each miss one of the
   // 4 outputs (3 + 4 + 3 = 10 valid pairs), so 10 x 10 = 100 multiply-adds.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <system_error>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -16,9 +17,15 @@ namespace {
 std::vector<int64_t> integers(std::string_view text) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < text.size();) {
-    if ((text[i] >= '0' && text[i] <= '9') || (text[i] == '-' && i + 1 < text.size() && text[i + 1] >= '0')) {
+    const bool digit = text[i] >= '0' && text[i] <= '9';
+    const bool minus = text[i] == '-' && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9';
+    if (digit || minus) {
       int64_t v = 0;
       const auto r = std::from_chars(text.data() + i, text.data() + text.size(), v);
+      if (r.ec != std::errc()) {  // too large for 64 bits: skipped, as any other non-number (from_chars ends past it)
+        i = static_cast<size_t>(r.ptr - text.data());
+        continue;
+      }
       out.push_back(v);
       i = static_cast<size_t>(r.ptr - text.data());
     } else {
