@@ -135,18 +135,21 @@ TEST_P(NcclBadInput, NamesFileAndElement) {
   EXPECT_NE(error.find(GetParam().message), std::string::npos) << error;
 }
 
-INSTANTIATE_TEST_SUITE_P(Files, NcclBadInput,
-                         ::testing::Values(BadFile{"no_gpus.xml", "gpu", "none found"},
-                                           BadFile{"unknown_nvlink_target.xml", "pci 0000:20:00.0 gpu nvlink: target",
-                                                   "'0000:99:00.0' is no GPU of the file"},
-                                           BadFile{"duplicate_rank.xml", "pci 0000:40:00.0 gpu: rank",
-                                                   "2 is the rank of two GPUs"},
-                                           BadFile{"gpu_without_sm.xml", "pci 0000:30:00.0 gpu: sm", "missing"},
-                                           BadFile{"no_system.xml", "system", "missing"}),
-                         [](const auto& info) {
-                           std::string name = info.param.file;
-                           return name.substr(0, name.find('.'));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Files, NcclBadInput,
+    ::testing::Values(BadFile{"no_gpus.xml", "gpu", "none found"},
+                      BadFile{"unknown_nvlink_target.xml", "pci 0000:20:00.0 gpu nvlink: target",
+                              "'0000:99:00.0' is no GPU of the file"},
+                      BadFile{"duplicate_rank.xml", "pci 0000:40:00.0 gpu: rank", "2 is the rank of two GPUs"},
+                      BadFile{"gpu_without_sm.xml", "pci 0000:30:00.0 gpu: sm", "missing"},
+                      BadFile{"no_system.xml", "system", "missing"},
+                      // Found by the nccl_topo fuzz harness: a 26-digit width overflowed int
+                      // in the bandwidth formula before its range was checked.
+                      BadFile{"huge_link_width.xml", "pci 0000:40:00.0: link_width", "to 32 lanes"}),
+    [](const auto& info) {
+      std::string name = info.param.file;
+      return name.substr(0, name.find('.'));
+    });
 
 }  // namespace
 }  // namespace chorus

@@ -166,9 +166,9 @@ struct Reader {
     const std::string where = fmt::format("pci {}", busid);
     const std::string_view cls = required(node, "class", where);
     const int64_t width = integer_or(node, "link_width", where, 16);
-    const double gbps = nccl_pci_gbps(node.attribute("link_speed").value(), static_cast<int>(width));
-    if (width < 0 || width > 64)
+    if (width < 0 || width > 64)  // checked before the int conversion below
       fail(where + ": link_width", fmt::format("is {}; PCIe links have 0 (unknown: 16) to 32 lanes", width));
+    const double gbps = nccl_pci_gbps(node.attribute("link_speed").value(), static_cast<int>(width));
     bool device = false;
     for (const pugi::xml_node& gpu : node.children("gpu")) {
       read_gpu(gpu, parent, gbps, busid, where + " gpu");
