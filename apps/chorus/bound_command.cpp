@@ -50,7 +50,7 @@ void print_text(const LowerBound& b, const Topology& topology) {
 
 void run_bound(const BoundCommandOptions& o) {
   const CollectiveKind kind = collective_kind_argument(o.collective);
-  const std::vector<Bytes> sizes = parse_size_range(o.size, "--size");
+  const std::vector<Bytes> sizes = parse_size_range(o.size, Argument{"size"});
   const Topology topology = make_topology(o.topology, limits::kMaxBoundNpus, "kMaxBoundNpus");
   BoundOptions options = bound_options(o.sinks, o.root, o.information_bound, topology.npu_count());
   const std::unique_ptr<Progress> progress = terminal_progress(o.json);

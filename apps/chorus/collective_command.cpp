@@ -167,7 +167,7 @@ void run_sweep(const CollectiveOptions& o, const Topology& topology, CollectiveK
 void run(const CollectiveOptions& o) {
   const Topology topology = make_topology(o.topology);
   const CollectiveKind kind = collective_kind_argument(o.collective);
-  const std::vector<Bytes> sizes = parse_size_range(o.size, "--size");
+  const std::vector<Bytes> sizes = parse_size_range(o.size, Argument{"size"});
   refuse_ignored_options(o);
   if (sweep_requested(o.size, o.sweep))
     return run_sweep(o, topology, kind, sizes);

@@ -119,7 +119,7 @@ void run(const FusedOptions& o) {
   q.op = *op;
   q.shape = fused::OperatorShape{o.m, o.k, o.n, o.pooling, o.dtype};
   q.npus = o.npus;
-  fused::dtype_bytes(o.dtype, "--dtype");
+  fused::dtype_bytes(o.dtype, Argument{"dtype"});
   q.gpu = fused::load_gpu(o.system);
   q.gpu.peak(o.dtype, "");  // a datatype the GPU has no peak for fails here, before the network is built
   q.tiles = o.tiles;

@@ -33,6 +33,7 @@
 #include "chorus/sweep/ranks.hpp"
 #include "chorus/sweep/result_rows.hpp"
 #include "commands.hpp"
+#include "error_text.hpp"
 #include "usage.hpp"
 
 namespace chorus::cli {
@@ -99,7 +100,7 @@ int run_point(CLI::App& root, const Grid& grid, const std::vector<std::string>& 
     root.clear();
     return parse_command_line(root, static_cast<int>(argv.size()), argv.data());
   } catch (const Error& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << error_text(e) << "\n";  // as main() words it: an argument named by its flag
     return 2;
   } catch (const InternalError& e) {
     std::cerr << "error: " << e.what() << " (please report this bug)\n";

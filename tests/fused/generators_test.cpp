@@ -19,6 +19,7 @@ std::string field_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const Error& e) {
+    EXPECT_TRUE(e.names_argument()) << e.what();  // a call's argument, which the CLI names by its flag
     return e.field();
   }
   return "";
@@ -53,16 +54,16 @@ TEST(DlrmGenerator, SizesFromTheMlperfConfiguration) {
   EXPECT_EQ(t.nodes[10].data_deps, (std::vector<uint64_t>{5, 8}));
 }
 
-TEST(DlrmGenerator, InconsistentSizesNameTheirFlag) {
+TEST(DlrmGenerator, InconsistentSizesNameTheirArgument) {
   DlrmSpec s = dlrm_8();
   s.dim = 64;  // the bottom MLP still ends at 128
-  EXPECT_EQ(field_of([&] { validate(s); }), "--bottom-mlp");
+  EXPECT_EQ(field_of([&] { validate(s); }), "bottom_mlp");
   s = dlrm_8();
   s.tables = 0;
-  EXPECT_EQ(field_of([&] { validate(s); }), "--tables");
+  EXPECT_EQ(field_of([&] { validate(s); }), "tables");
   s = dlrm_8();
   s.top_mlp = {1024, 0, 1};
-  EXPECT_EQ(field_of([&] { validate(s); }), "--top-mlp");
+  EXPECT_EQ(field_of([&] { validate(s); }), "top_mlp");
 }
 
 TEST(MoeGenerator, CapacityPaddedAllToAll) {
@@ -71,13 +72,13 @@ TEST(MoeGenerator, CapacityPaddedAllToAll) {
   // ceil(1.25 * 2 * 4096) = 10,240 token slots of 4096 bf16 values: 83,886,080 bytes.
   EXPECT_EQ(moe_all_to_all_bytes(s), int64_t{10'240} * 4096 * 2);
   s.experts = 60;  // not a multiple of ep = 8
-  EXPECT_EQ(field_of([&] { validate(s); }), "--experts");
+  EXPECT_EQ(field_of([&] { validate(s); }), "experts");
   s.experts = 64;
   s.top_k = 65;
-  EXPECT_EQ(field_of([&] { validate(s); }), "--top-k");
+  EXPECT_EQ(field_of([&] { validate(s); }), "top_k");
   s.top_k = 2;
   s.capacity_factor = 0;
-  EXPECT_EQ(field_of([&] { validate(s); }), "--capacity-factor");
+  EXPECT_EQ(field_of([&] { validate(s); }), "capacity_factor");
 }
 
 }  // namespace

@@ -228,7 +228,8 @@ TEST(LlmPresets, DatasheetValues) {
     resolve_system("h100");
     ADD_FAILURE() << "no error";
   } catch (const Error& err) {
-    EXPECT_EQ(err.source(), "--system");
+    EXPECT_TRUE(err.names_argument());
+    EXPECT_EQ(err.field(), "system");
     EXPECT_NE(std::string(err.what()).find("h100-80gb"), std::string::npos) << err.what();
   }
 }

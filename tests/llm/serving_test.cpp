@@ -88,32 +88,33 @@ TEST(LlmInfer, MoeDecodeReadsOnlyTheExpertsItsTokensPicked) {
   EXPECT_NEAR(many.decode_weight_bytes, 4 * (attn + router + 8 * (1 - std::pow(0.75, 64)) * expert) * 2, 1.0);
 }
 
-TEST(LlmInfer, BadConfigurationsNameTheOption) {
-  auto expect_option = [](ServingConfig c, const std::string& option) {
+TEST(LlmInfer, BadConfigurationsNameTheArgument) {
+  auto expect_option = [](ServingConfig c, const std::string& keyword) {
     try {
       evaluate_inference(small(true), resolve_system("h100-80gb"), c);
-      ADD_FAILURE() << "no error for " << option;
+      ADD_FAILURE() << "no error for " << keyword;
     } catch (const Error& e) {
-      EXPECT_EQ(e.source(), option) << e.what();
+      EXPECT_TRUE(e.names_argument()) << e.what();
+      EXPECT_EQ(e.field(), keyword) << e.what();
     }
   };
   ServingConfig c = one_gpu(8);
   c.gpus = 8;
   c.tp = 3;
-  expect_option(c, "--gpus");  // 8 GPUs, TP 3
+  expect_option(c, "gpus");  // 8 GPUs, TP 3
   c.tp = 2;
   c.ep = 3;
-  expect_option(c, "--ep");  // 4 replicas
+  expect_option(c, "ep");  // 4 replicas
   c.ep = 1;
   c.batch = 6;
-  expect_option(c, "--batch");  // 4 replicas
+  expect_option(c, "batch");  // 4 replicas
   c.batch = 8;
   c.output = 0;
-  expect_option(c, "--output");
+  expect_option(c, "output");
   c.output = 8;
   c.gpus = 16;
   c.tp = 16;  // an H100 NVLink domain is 8 GPUs
-  expect_option(c, "--tp");
+  expect_option(c, "tp");
 }
 
 TEST(LlmInferCli, JsonKeysAndMemoryThatDoesNotFit) {

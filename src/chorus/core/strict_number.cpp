@@ -10,7 +10,7 @@
 
 namespace chorus {
 
-double parse_strict_number(std::string_view text, const std::string& source, const std::string& field) {
+double parse_strict_number(std::string_view text, const std::string& source, const Field& field) {
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {

@@ -9,9 +9,11 @@
 #include <string>
 #include <string_view>
 
+#include "chorus/core/error.hpp"
+
 namespace chorus {
 
 // Throws chorus::Error(source, field, "'<text>' is not a number").
-double parse_strict_number(std::string_view text, const std::string& source, const std::string& field);
+double parse_strict_number(std::string_view text, const std::string& source, const Field& field);
 
 }  // namespace chorus

@@ -96,7 +96,7 @@ void add_mark(chakra::TraceNode& t, FusedOp op, uint32_t tiles) {
 
 FusePassResult fuse_workload(const std::string& workload, const std::string& out, const FusePassOptions& options) {
   if (options.tiles == 0)
-    throw Error("", "--tiles", "is 0; a fused operator needs at least one tile");
+    throw Error("", Argument{"tiles"}, "is 0; a fused operator needs at least one tile");
   const std::vector<std::string> files = find_rank_files(workload);
   std::vector<chakra::ChakraTrace> traces;
   traces.reserve(files.size());
@@ -145,7 +145,7 @@ FusePassResult fuse_workload(const std::string& workload, const std::string& out
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec)
-    throw Error(out, "--out", fmt::format("cannot create the directory: {}", ec.message()));
+    throw Error(out, Argument{"out"}, fmt::format("cannot create the directory: {}", ec.message()));
   result.prefix = (std::filesystem::path(out) / stem_of(files.front())).string();
   for (uint32_t r = 0; r < traces.size(); ++r)
     chakra::write_chakra_trace(fmt::format("{}.{}.et", result.prefix, r), traces[r], options.gzip);

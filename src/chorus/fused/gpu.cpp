@@ -73,7 +73,7 @@ double GpuSpec::peak(const std::string& dtype, const std::string& source) const 
     std::vector<std::string> have;
     for (const auto& [key, value] : peak_flops)
       have.push_back(key);
-    throw Error(source, "--dtype", fmt::format("GPU '{}' has no {} peak; it has {}", name, dtype, have));
+    throw Error(source, Argument{"dtype"}, fmt::format("GPU '{}' has no {} peak; it has {}", name, dtype, have));
   }
   return it->second;
 }
@@ -91,10 +91,11 @@ GpuSpec load_gpu(const std::string& name_or_file) {
     return mi300x();
   if (name_or_file.find('/') != std::string::npos || name_or_file.ends_with(".json"))
     return gpu_from_json(name_or_file);
-  throw Error("", "--system", fmt::format("unknown GPU '{}'; expected {} or a JSON file", name_or_file, gpu_presets()));
+  throw Error("", Argument{"system"},
+              fmt::format("unknown GPU '{}'; expected {} or a JSON file", name_or_file, gpu_presets()));
 }
 
-int64_t dtype_bytes(const std::string& dtype, const std::string& field) {
+int64_t dtype_bytes(const std::string& dtype, const Field& field) {
   if (dtype == "bf16" || dtype == "fp16")
     return 2;
   if (dtype == "fp32")

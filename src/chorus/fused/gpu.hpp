@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "chorus/core/error.hpp"
 #include "chorus/core/units.hpp"
 
 namespace chorus::fused {
@@ -24,7 +25,7 @@ struct GpuSpec {
   Bandwidth memory_bandwidth;                // HBM, bytes per second (GB = 1e9)
   uint32_t compute_units = 0;                // SMs (NVIDIA) or CUs (AMD): workgroups resident at once, one each
 
-  // Peak of `dtype`; throws chorus::Error(source, "--dtype") when the GPU has none.
+  // Peak of `dtype`; throws chorus::Error(source, Argument{"dtype"}) when the GPU has none.
   double peak(const std::string& dtype, const std::string& source) const;
 };
 
@@ -35,6 +36,6 @@ std::vector<std::string> gpu_presets();
 GpuSpec load_gpu(const std::string& name_or_file);
 
 // Bytes per element of a datatype name (bf16, fp16: 2; fp32: 4; fp8: 1); throws naming `field` otherwise.
-int64_t dtype_bytes(const std::string& dtype, const std::string& field);
+int64_t dtype_bytes(const std::string& dtype, const Field& field);
 
 }  // namespace chorus::fused

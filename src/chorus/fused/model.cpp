@@ -14,7 +14,7 @@ namespace {
 
 uint32_t checked_waves(const FusedRequest& r, const OperatorWork& w) {
   if (r.comm_workgroups >= r.gpu.compute_units) {
-    throw Error("", "--comm-workgroups",
+    throw Error("", Argument{"comm_workgroups"},
                 fmt::format("is {}; {} has {} compute units and needs at least one for computing", r.comm_workgroups,
                             r.gpu.name, r.gpu.compute_units));
   }
@@ -26,14 +26,14 @@ void check_tiles(const FusedRequest& r, const OperatorWork& w) {
   if (!r.tiles)
     return;
   if (*r.tiles == 0)
-    throw Error("", "--tiles", "is 0; a fused operator needs at least one tile");
+    throw Error("", Argument{"tiles"}, "is 0; a fused operator needs at least one tile");
   if (r.op == FusedOp::AllGatherGemm && *r.tiles != r.npus) {
-    throw Error("", "--tiles",
+    throw Error("", Argument{"tiles"},
                 fmt::format("is {}; all-gather-gemm pipelines shard by shard, so its tiles are the {} GPUs' shards",
                             *r.tiles, r.npus));
   }
   if (*r.tiles > w.output_tiles) {
-    throw Error("", "--tiles",
+    throw Error("", Argument{"tiles"},
                 fmt::format("is {}; the operator has only {} workgroup tiles to split its output into", *r.tiles,
                             w.output_tiles));
   }
@@ -85,12 +85,12 @@ std::vector<uint32_t> candidate_tiles(uint32_t waves) {
 Time roofline_time(const GpuSpec& gpu, const std::string& dtype, double flops, double memory_bytes, double share) {
   const double compute_s = flops / (gpu.peak(dtype, "") * share);
   const double memory_s = memory_bytes / gpu.memory_bandwidth.bytes_per_second();
-  return checked_time_from_seconds(std::max(compute_s, memory_s), "", "--m");
+  return checked_time_from_seconds(std::max(compute_s, memory_s), "", Argument{"m"});
 }
 
 FusedResult evaluate_fused(const FusedRequest& r, CollectiveTimer& timer, GroupBounds& bounds) {
   if (r.npus < 2)
-    throw Error("", "--npus", fmt::format("is {}; a collective needs at least 2 GPUs", r.npus));
+    throw Error("", Argument{"npus"}, fmt::format("is {}; a collective needs at least 2 GPUs", r.npus));
   FusedResult out;
   out.work = operator_work(r.op, r.shape, r.npus);
   out.collective = collective_of(r.op);

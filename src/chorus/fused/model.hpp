@@ -63,8 +63,8 @@ struct FusedResult {
   Time bound;  // max(compute, collective_bound)
 };
 
-// Throws chorus::Error naming the flag for inconsistent requests (tiles 0 or beyond the workgroup tiles,
-// communication workgroups >= compute units, a shape that does not split over the GPUs).
+// Throws chorus::Error naming the Argument (the CLI: its flag) for inconsistent requests (tiles 0 or beyond the
+// workgroup tiles, communication workgroups >= compute units, a shape that does not split over the GPUs).
 FusedResult evaluate_fused(const FusedRequest& request, CollectiveTimer& timer, GroupBounds& bounds);
 
 // The roofline time of `flops` and `memory_bytes` on `gpu` with `share` of its compute units.

@@ -34,13 +34,13 @@ int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
-void require_positive(int64_t value, const char* flag, const char* what) {
+void require_positive(int64_t value, const Field& field, const char* what) {
   if (value <= 0)
-    throw Error("", flag, fmt::format("is {}; {} must be > 0", value, what));
+    throw Error("", field, fmt::format("is {}; {} must be > 0", value, what));
 }
 
 // Elements of a product of dimensions, refusing sizes past 64 bits.
-int64_t product(std::initializer_list<int64_t> dims, const char* field) {
+int64_t product(std::initializer_list<int64_t> dims, const Field& field) {
   int64_t p = 1;
   for (const int64_t d : dims)
     p = checked_mul(p, d, "", field);
@@ -90,71 +90,75 @@ std::optional<FusedOp> default_op_for(chakra::CommType type) {
 }
 
 OperatorWork operator_work(FusedOp op, const OperatorShape& s, uint32_t npus) {
-  const int64_t dt = dtype_bytes(s.dtype, "--dtype");
-  require_positive(s.m, "--m", "M");
-  require_positive(s.k, "--k", "K");
+  const int64_t dt = dtype_bytes(s.dtype, Argument{"dtype"});
+  require_positive(s.m, Argument{"m"}, "M");
+  require_positive(s.k, Argument{"k"}, "K");
   const int64_t p = npus;
   OperatorWork w;
   if (op == FusedOp::GemvAllReduce) {
     if (s.n != 0)
-      throw Error("", "--n", "gemv-all-reduce multiplies a matrix [M, K] by a vector: it has no N");
+      throw Error("", Argument{"n"}, "gemv-all-reduce multiplies a matrix [M, K] by a vector: it has no N");
     if (s.k < p)
-      throw Error("", "--k", fmt::format("is {}; each of the {} GPUs holds K/npus columns, so K >= npus", s.k, p));
+      throw Error("", Argument{"k"},
+                  fmt::format("is {}; each of the {} GPUs holds K/npus columns, so K >= npus", s.k, p));
     const int64_t local_k = ceil_div(s.k, p);
-    w.flops = 2.0 * static_cast<double>(product({s.m, local_k}, "--m"));
-    w.memory_bytes = static_cast<double>(dt) * static_cast<double>(product({s.m, local_k}, "--m") + local_k + s.m);
-    w.comm_size = product({s.m, dt}, "--m");
+    w.flops = 2.0 * static_cast<double>(product({s.m, local_k}, Argument{"m"}));
+    w.memory_bytes =
+        static_cast<double>(dt) * static_cast<double>(product({s.m, local_k}, Argument{"m"}) + local_k + s.m);
+    w.comm_size = product({s.m, dt}, Argument{"m"});
     w.output_tiles = ceil_div(s.m, kGemvRows);
     return w;
   }
-  require_positive(s.n, "--n", op == FusedOp::EmbeddingAllToAll ? "the tables per GPU" : "N");
+  require_positive(s.n, Argument{"n"}, op == FusedOp::EmbeddingAllToAll ? "the tables per GPU" : "N");
   switch (op) {
     case FusedOp::EmbeddingAllToAll: {
-      require_positive(s.pooling, "--pooling", "the pooling factor");
+      require_positive(s.pooling, Argument{"pooling"}, "the pooling factor");
       if (s.m % p != 0) {
         throw Error(
-            "", "--m",
+            "", Argument{"m"},
             fmt::format("global batch {} is not a multiple of --npus {} (each GPU receives M/npus samples)", s.m, p));
       }
-      const int64_t pooled = product({s.m, s.n, s.k}, "--m");
+      const int64_t pooled = product({s.m, s.n, s.k}, Argument{"m"});
       w.flops = static_cast<double>(pooled) * static_cast<double>(s.pooling);  // one add per pooled element
       w.memory_bytes = static_cast<double>(dt) * static_cast<double>(pooled) * static_cast<double>(s.pooling + 1);
-      w.comm_size = checked_mul(pooled, dt, "", "--m");
-      w.output_tiles = product({ceil_div(s.m, kEmbeddingSamples), s.n}, "--m");
+      w.comm_size = checked_mul(pooled, dt, "", Argument{"m"});
+      w.output_tiles = product({ceil_div(s.m, kEmbeddingSamples), s.n}, Argument{"m"});
       return w;
     }
     case FusedOp::GemmAllToAll:
     case FusedOp::GemmReduceScatter: {
       const int64_t local_k = op == FusedOp::GemmReduceScatter ? ceil_div(s.k, p) : s.k;
       if (op == FusedOp::GemmReduceScatter && s.k < p)
-        throw Error("", "--k", fmt::format("is {}; each of the {} GPUs holds K/npus of it, so K >= npus", s.k, p));
+        throw Error("", Argument{"k"},
+                    fmt::format("is {}; each of the {} GPUs holds K/npus of it, so K >= npus", s.k, p));
       w.flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(local_k);
       w.memory_bytes = static_cast<double>(dt) * (static_cast<double>(s.m) * static_cast<double>(local_k) +
                                                   static_cast<double>(local_k) * static_cast<double>(s.n) +
                                                   static_cast<double>(s.m) * static_cast<double>(s.n));
-      w.comm_size = checked_mul(product({s.m, s.n}, "--m"), dt, "", "--m");
-      w.output_tiles = product({ceil_div(s.m, kGemmTile), ceil_div(s.n, kGemmTile)}, "--m");
+      w.comm_size = checked_mul(product({s.m, s.n}, Argument{"m"}), dt, "", Argument{"m"});
+      w.output_tiles = product({ceil_div(s.m, kGemmTile), ceil_div(s.n, kGemmTile)}, Argument{"m"});
       return w;
     }
     case FusedOp::AllGatherGemm: {
       if (s.m % p != 0)
-        throw Error("", "--m",
+        throw Error("", Argument{"m"},
                     fmt::format("is {}; the input is sharded by rows, so M must be a multiple of --npus {}", s.m, p));
       if (s.n < p)
-        throw Error("", "--n", fmt::format("is {}; each of the {} GPUs computes N/npus columns, so N >= npus", s.n, p));
+        throw Error("", Argument{"n"},
+                    fmt::format("is {}; each of the {} GPUs computes N/npus columns, so N >= npus", s.n, p));
       const int64_t local_n = ceil_div(s.n, p);
       w.flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.k) * static_cast<double>(local_n);
       w.memory_bytes = static_cast<double>(dt) * (static_cast<double>(s.m) * static_cast<double>(s.k) +
                                                   static_cast<double>(s.k) * static_cast<double>(local_n) +
                                                   static_cast<double>(s.m) * static_cast<double>(local_n));
-      w.comm_size = checked_mul(product({s.m / p, s.k}, "--m"), dt, "", "--m");
-      w.output_tiles = product({ceil_div(s.m, kGemmTile), ceil_div(local_n, kGemmTile)}, "--m");
+      w.comm_size = checked_mul(product({s.m / p, s.k}, Argument{"m"}), dt, "", Argument{"m"});
+      w.output_tiles = product({ceil_div(s.m, kGemmTile), ceil_div(local_n, kGemmTile)}, Argument{"m"});
       return w;
     }
     default:
       break;
   }
-  throw Error("", "--op", "unhandled operator");
+  throw Error("", Argument{"op"}, "unhandled operator");
 }
 
 }  // namespace chorus::fused

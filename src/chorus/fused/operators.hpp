@@ -61,7 +61,7 @@ struct OperatorWork {
   int64_t output_tiles = 0;
 };
 
-// Checks the shape (names the flag on a bad value: "--m", "--n", ...) and returns the per-GPU work.
+// Checks the shape (names the argument on a bad value: Argument{"m"}, Argument{"n"}, ...) and returns the per-GPU work.
 OperatorWork operator_work(FusedOp op, const OperatorShape& shape, uint32_t npus);
 
 }  // namespace chorus::fused

@@ -16,45 +16,47 @@ namespace {
 constexpr double kGiB = 1073741824.0;
 
 void check(const Application& app, const System& sys, const ServingConfig& c) {
-  auto positive = [](const char* option, int64_t v) {
+  auto positive = [](const char* keyword, int64_t v) {
     if (v <= 0)
-      throw Error(option, std::to_string(v), "must be > 0");
+      throw Error("", Argument{keyword}, fmt::format("is {}; must be > 0", v));
   };
-  positive("--gpus", c.gpus);
-  positive("--tp", c.tp);
-  positive("--pp", c.pp);
-  positive("--ep", c.ep);
-  positive("--prompt", c.prompt);
-  positive("--output", c.output);
-  positive("--batch", c.batch);
+  positive("gpus", c.gpus);
+  positive("tp", c.tp);
+  positive("pp", c.pp);
+  positive("ep", c.ep);
+  positive("prompt", c.prompt);
+  positive("output", c.output);
+  positive("batch", c.batch);
   if (c.gpus % (c.tp * c.pp) != 0)
-    throw Error("--gpus", std::to_string(c.gpus), fmt::format("is not a multiple of --tp x --pp = {}", c.tp * c.pp));
+    throw Error("", Argument{"gpus"}, fmt::format("is {}, not a multiple of tp x pp = {}", c.gpus, c.tp * c.pp));
   const int64_t dp = c.gpus / (c.tp * c.pp);
   if (app.attn_heads % c.tp != 0 || app.hidden % c.tp != 0)
-    throw Error("--tp", std::to_string(c.tp),
-                fmt::format("does not divide attn_heads {} and hidden {}", app.attn_heads, app.hidden));
+    throw Error("", Argument{"tp"},
+                fmt::format("is {}; it does not divide attn_heads {} and hidden {}", c.tp, app.attn_heads, app.hidden));
   if (!app.mla() && app.kv_heads % c.tp != 0 && c.tp % app.kv_heads != 0)
-    throw Error("--tp", std::to_string(c.tp), fmt::format("and kv_heads {} do not divide one another", app.kv_heads));
+    throw Error("", Argument{"tp"},
+                fmt::format("is {}; it and kv_heads {} do not divide one another", c.tp, app.kv_heads));
   if (c.pp > app.num_blocks)
-    throw Error("--pp", std::to_string(c.pp), fmt::format("exceeds num_blocks {}", app.num_blocks));
+    throw Error("", Argument{"pp"}, fmt::format("is {}; it exceeds num_blocks {}", c.pp, app.num_blocks));
   if (c.batch % dp != 0)
-    throw Error("--batch", std::to_string(c.batch),
-                fmt::format("is not a multiple of the {} data-parallel replicas (--gpus / (--tp x --pp))", dp));
+    throw Error("", Argument{"batch"},
+                fmt::format("is {}, not a multiple of the {} data-parallel replicas (gpus / (tp x pp))", c.batch, dp));
   if (c.ep > 1 && !app.moe())
-    throw Error("--ep", std::to_string(c.ep), "needs a mixture-of-experts model");
+    throw Error("", Argument{"ep"}, fmt::format("is {}; expert parallelism needs a mixture-of-experts model", c.ep));
   if (dp % c.ep != 0)
-    throw Error("--ep", std::to_string(c.ep), fmt::format("does not divide the {} data-parallel replicas", dp));
+    throw Error("", Argument{"ep"}, fmt::format("is {}; it does not divide the {} data-parallel replicas", c.ep, dp));
   if (app.moe() && app.experts % c.ep != 0)
-    throw Error("--ep", std::to_string(c.ep), fmt::format("does not divide experts {}", app.experts));
+    throw Error("", Argument{"ep"}, fmt::format("is {}; it does not divide experts {}", c.ep, app.experts));
   if (app.moe() && app.expert_feedforward % c.tp != 0)
-    throw Error("--tp", std::to_string(c.tp),
-                fmt::format("does not divide expert_feedforward {}", app.expert_feedforward));
+    throw Error("", Argument{"tp"},
+                fmt::format("is {}; it does not divide expert_feedforward {}", c.tp, app.expert_feedforward));
   if (c.tp > sys.networks[0].size)
-    throw Error("--tp", std::to_string(c.tp),
-                fmt::format("exceeds the scale-up domain of {} GPUs (network tier 0)", sys.networks[0].size));
+    throw Error(
+        "", Argument{"tp"},
+        fmt::format("is {}; it exceeds the scale-up domain of {} GPUs (network tier 0)", c.tp, sys.networks[0].size));
   const size_t nets = sys.networks.size();
   if (static_cast<size_t>(c.pp_net) >= nets)
-    throw Error("--system", "networks", "needs a second network tier for pipeline parallelism");
+    throw Error("", Argument{"system"}, "networks: needs a second network tier for pipeline parallelism");
 }
 
 // The forward-only execution of one replica for block.hpp's accounting.
@@ -206,11 +208,12 @@ InferenceResult evaluate_inference(const Application& app, const System& sys, co
   r.memory_bytes = r.weight_bytes + r.kv_cache_bytes + r.workspace_bytes;
   r.capacity_bytes = sys.mem1.capacity_bytes;
   if (r.memory_bytes > r.capacity_bytes) {
-    throw Error("--batch", std::to_string(c.batch),
-                fmt::format("does not fit: needs {:.2f} GiB per GPU of {:.2f} GiB ({:.2f} GiB over): weights {:.2f}, "
-                            "KV cache {:.2f}, prefill working set {:.2f} GiB",
-                            r.memory_bytes / kGiB, r.capacity_bytes / kGiB, (r.memory_bytes - r.capacity_bytes) / kGiB,
-                            r.weight_bytes / kGiB, r.kv_cache_bytes / kGiB, r.workspace_bytes / kGiB));
+    throw Error(
+        "", Argument{"batch"},
+        fmt::format("is {}; it does not fit: needs {:.2f} GiB per GPU of {:.2f} GiB ({:.2f} GiB over): weights {:.2f}, "
+                    "KV cache {:.2f}, prefill working set {:.2f} GiB",
+                    c.batch, r.memory_bytes / kGiB, r.capacity_bytes / kGiB, (r.memory_bytes - r.capacity_bytes) / kGiB,
+                    r.weight_bytes / kGiB, r.kv_cache_bytes / kGiB, r.workspace_bytes / kGiB));
   }
   return r;
 }

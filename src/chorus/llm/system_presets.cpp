@@ -134,7 +134,8 @@ System resolve_system(const std::string& name_or_path) {
     std::string names;
     for (const auto& n : system_preset_names())
       names += names.empty() ? n : ", " + n;
-    throw Error("--system", name_or_path, fmt::format("is neither a system JSON file nor a preset ({})", names));
+    throw Error("", Argument{"system"},
+                fmt::format("is '{}': neither a system JSON file nor a preset ({})", name_or_path, names));
   }
   return read_system(name_or_path);
 }

@@ -16,10 +16,10 @@
 
 namespace chorus::netopt {
 
-// Throws chorus::Error("--budget", text, ...) for an unknown kind or a bad value.
+// Throws chorus::Error naming Argument{"budget"} for an unknown kind or a bad value.
 void apply_budget(const std::string& text, Budget& budget);
 
-// Throws chorus::Error("--constraint", text, ...) for a syntax error or a dimension >= `dimensions`.
+// Throws chorus::Error naming Argument{"constraint"} for a syntax error or a dimension >= `dimensions`.
 LinearConstraint parse_constraint(const std::string& text, size_t dimensions);
 
 }  // namespace chorus::netopt

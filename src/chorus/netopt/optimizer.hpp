@@ -69,8 +69,8 @@ struct OptimizationResult {
   bool search_converged = true;
 };
 
-// Throws chorus::Error("--budget", <constraint labels>, ...) when the constraints cannot all hold, and
-// Error("--time-target", ...) when the target is below the fastest feasible step.
+// Throws chorus::Error naming Argument{"budget"} when the constraints cannot all hold, and Argument{"time_target"}
+// when the target is below the fastest feasible step.
 OptimizationResult optimize(const TrainingStep& step, const std::vector<double>& cost_coefficients, Objective objective,
                             const Budget& budget);
 

@@ -374,7 +374,7 @@ struct FileCloser {
 ExecutionTrace read_execution_trace(const std::string& path, std::ostream* warnings) {
   std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
   if (!file)
-    throw Error(path, "--et", "cannot open the file");
+    throw Error(path, Argument{"et"}, "cannot open the file");
   ExecutionTrace trace;
   trace.path = path;
   Handler handler(trace, warnings);

@@ -79,9 +79,9 @@ std::string to_string(Timing timing) {
 
 ImportResult import_pytorch(const ImportOptions& o, std::ostream* warnings) {
   if (o.et.empty())
-    throw Error("", "--et", "no execution trace given");
+    throw Error("", Argument{"et"}, "no execution trace given");
   if (!o.kineto.empty() && o.kineto.size() != o.et.size())
-    throw Error("", "--kineto",
+    throw Error("", Argument{"kineto"},
                 fmt::format("{} files for {} execution traces; give one per rank, in rank order", o.kineto.size(),
                             o.et.size()));
   const auto world = static_cast<uint32_t>(o.et.size());
@@ -91,7 +91,7 @@ ImportResult import_pytorch(const ImportOptions& o, std::ostream* warnings) {
     if (!dir.empty())
       std::filesystem::create_directories(dir, ec);
     if (ec)
-      throw Error(dir.string(), "--out", fmt::format("cannot create the directory: {}", ec.message()));
+      throw Error(dir.string(), Argument{"out"}, fmt::format("cannot create the directory: {}", ec.message()));
   }
   ImportResult result;
   for (uint32_t rank = 0; rank < world; ++rank) {

@@ -180,7 +180,7 @@ void write_npus_csv(const std::string& path, const ReportContext& context) {
     text += fmt::format("{},{},{},{},{},{},{}\n", i, ns(n.finish), ns(n.compute), ns(n.exposed_comm), ns(n.peer_wait),
                         ns(n.idle), n.nodes);
   }
-  write_output_file(path, "--out", text);
+  write_output_file(path, Argument{"out"}, text);
 }
 
 void print_report(std::ostream& out, const ReportContext& context) {

@@ -129,7 +129,7 @@ void write_timeline_json(const std::string& path, const ReportContext& context, 
   const RunReport& r = context.report;
   const Workload& w = context.workload;
   const TimelineSelection s = select_timeline(r, limits);
-  OutputFile out(path, "--out");
+  OutputFile out(path, Argument{"out"});
   out.write(
       fmt::format("{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"timeline_"
                   "level\":\"{}\",\"npu_stride\":{},\"events\":{},"

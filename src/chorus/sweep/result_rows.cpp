@@ -142,7 +142,7 @@ ExistingRows read_existing_rows(const std::string& path, const Grid& grid, bool 
   if (!std::filesystem::exists(path))
     return {};
   if (std::filesystem::is_directory(path))
-    throw Error(path, "--out", "is a directory");
+    throw Error(path, Argument{"out"}, "is a directory");
   const std::vector<std::string> lines = complete_lines(path);
   return jsonl ? read_jsonl(path, grid, lines) : read_csv(path, grid, lines);
 }

@@ -13,6 +13,12 @@ namespace chorus {
 
 namespace {
 
+// The field with words appended ("size" -> "size factor"), still an argument when it was one.
+Field suffixed(Field field, const char* words) {
+  field.name += words;
+  return field;
+}
+
 std::vector<std::string_view> split(std::string_view text, char separator) {
   std::vector<std::string_view> parts;
   size_t begin = 0;
@@ -22,7 +28,7 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   return parts;
 }
 
-void check_count(size_t count, std::string_view text, const std::string& field) {
+void check_count(size_t count, std::string_view text, const Field& field) {
   if (count > kMaxSweepSizes) {
     throw Error("", field,
                 fmt::format("'{}' gives more than {} sizes; use a larger step or factor", text, kMaxSweepSizes));
@@ -32,8 +38,8 @@ void check_count(size_t count, std::string_view text, const std::string& field) 
 // A * F^i for i = 0, 1, ... while <= B, each rounded down to whole bytes (nccl-tests' -f takes integers; a
 // fractional factor such as x1.5 works the same way). A start of 0 would never grow: it is taken once, then 1.
 std::vector<Bytes> geometric(Bytes start, Bytes end, std::string_view factor_text, std::string_view text,
-                             const std::string& field) {
-  const double factor = parse_strict_number(factor_text, "", field + " factor");
+                             const Field& field) {
+  const double factor = parse_strict_number(factor_text, "", suffixed(field, " factor"));
   if (!(factor > 1))
     throw Error("", field, fmt::format("factor 'x{}' in '{}' must be > 1", factor_text, text));
   std::vector<Bytes> sizes;
@@ -51,8 +57,8 @@ std::vector<Bytes> geometric(Bytes start, Bytes end, std::string_view factor_tex
 }
 
 std::vector<Bytes> arithmetic(Bytes start, Bytes end, std::string_view step_text, std::string_view text,
-                              const std::string& field) {
-  const Bytes step = parse_size(step_text, field + " step");
+                              const Field& field) {
+  const Bytes step = parse_size(step_text, suffixed(field, " step"));
   if (step.count() == 0)
     throw Error("", field, fmt::format("step '+{}' in '{}' must be > 0", step_text, text));
   check_count(static_cast<size_t>((end.count() - start.count()) / step.count()) + 1, text, field);
@@ -68,7 +74,7 @@ bool is_size_range(std::string_view text) {
   return text.find(':') != std::string_view::npos || text.find(',') != std::string_view::npos;
 }
 
-std::vector<Bytes> parse_size_range(std::string_view text, const std::string& field) {
+std::vector<Bytes> parse_size_range(std::string_view text, const Field& field) {
   if (text.find(':') == std::string_view::npos) {
     std::vector<Bytes> sizes;
     for (const std::string_view part : split(text, ',')) {

@@ -15,7 +15,7 @@
 
 namespace chorus {
 
-// Throws chorus::Error("--chakra", ...) when a transfer goes through a switch (Chakra messages are NPU to NPU)
+// Throws chorus::Error naming Argument{"chakra"} when a transfer goes through a switch (Chakra messages are NPU to NPU)
 // or a file cannot be written.
 void write_chakra_schedule(const std::string& prefix, const SynthResult& result, const Topology& topology);
 

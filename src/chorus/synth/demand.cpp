@@ -82,13 +82,13 @@ DemandMatrix parse_demand_csv(std::string_view text, const std::string& source, 
 DemandMatrix read_demand_csv(const std::string& path, uint32_t npus) {
   std::ifstream in(path);
   if (!in)
-    throw Error(path, "--demand", "cannot open for reading");
+    throw Error(path, Argument{"demand"}, "cannot open for reading");
   // Bounded: N rows of N entries of at most a few dozen characters each (comments aside).
   std::error_code ec;
   const uintmax_t size = std::filesystem::file_size(path, ec);
   const uintmax_t limit = uintmax_t{npus} * npus * 64 + (uintmax_t{1} << 20);
   if (!ec && size > limit)
-    throw Error(path, "--demand", fmt::format("is {} bytes, too large for a {} x {} matrix", size, npus, npus));
+    throw Error(path, Argument{"demand"}, fmt::format("is {} bytes, too large for a {} x {} matrix", size, npus, npus));
   std::ostringstream text;
   text << in.rdbuf();
   return parse_demand_csv(text.str(), path, npus);

@@ -68,7 +68,7 @@ class XmlWriter {
     if (r_.kind == CollectiveKind::AllToAll && !r_.pair_bytes.empty()) {
       for (uint32_t i = 0; i < r_.pair_bytes.size(); ++i) {
         if (i % (n_ + 1) != 0 && r_.pair_bytes[i] != r_.pair_bytes[1]) {
-          throw Error("msccl", "--demand",
+          throw Error("msccl", Argument{"demand"},
                       "a non-uniform All-to-All (alltoallv) cannot be written: MSCCL XML cuts every buffer into "
                       "equal chunks");
         }

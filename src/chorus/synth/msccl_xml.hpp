@@ -57,7 +57,7 @@ class MscclXml {
   ~MscclXml();
   const MscclXmlShape& shape() const { return shape_; }
   void write(std::ostream& out) const;
-  void write(const std::string& path) const;  // throws chorus::Error(path, "--out", ...) when it cannot
+  void write(const std::string& path) const;  // throws chorus::Error(path, Argument{"out"}, ...) when it cannot
 
  private:
   std::unique_ptr<XmlWriter> writer_;

@@ -591,7 +591,8 @@ class Synthesizer {
       }
     }
     if (uint64_t{n_} * n_ * ks.back() > (uint64_t{1} << 32))
-      throw Error("synth", "--chunks", fmt::format("{} chunks per pair x {} NPUs squared is too many", ks.back(), n_));
+      throw Error("synth", Argument{"chunks"},
+                  fmt::format("{} chunks per pair x {} NPUs squared is too many", ks.back(), n_));
     AllToAllResult best;
     uint32_t best_k = 0;
     for (uint32_t k : ks) {

@@ -45,7 +45,7 @@ uint32_t interaction_width(const DlrmSpec& s) {
 }
 
 chakra::ChakraTrace rank_trace(const DlrmSpec& s) {
-  const double element = static_cast<double>(fused::dtype_bytes(s.dtype, "--dtype"));
+  const double element = static_cast<double>(fused::dtype_bytes(s.dtype, Argument{"dtype"}));
   const double b = s.batch_per_gpu;
   const double pooled = b * npus_of(s) * tables_here(s) * s.dim;  // pooled elements this GPU produces
   const MlpWork bottom = mlp_forward(s.bottom_mlp, b, element);
@@ -77,44 +77,47 @@ chakra::ChakraTrace rank_trace(const DlrmSpec& s) {
 
 void validate(const DlrmSpec& s) {
   if (s.nodes == 0 || s.gpus_per_node == 0)
-    throw Error("", s.nodes == 0 ? "--nodes" : "--gpus-per-node", "is 0; must be at least 1");
+    throw Error("", s.nodes == 0 ? Argument{"nodes"} : Argument{"gpus_per_node"}, "is 0; must be at least 1");
   if (uint64_t{s.nodes} * s.gpus_per_node < 2 || uint64_t{s.nodes} * s.gpus_per_node > limits::kMaxGeneratedNpus) {
-    throw Error("", "--nodes",
+    throw Error("", Argument{"nodes"},
                 fmt::format("{} x {} GPUs; must be 2 to {} (kMaxGeneratedNpus)", s.nodes, s.gpus_per_node,
                             limits::kMaxGeneratedNpus));
   }
-  for (const auto& [flag, value] : {std::pair{"--tables", s.tables}, std::pair{"--dim", s.dim},
-                                    std::pair{"--pooling", s.pooling}, std::pair{"--batch-per-gpu", s.batch_per_gpu}}) {
+  for (const auto& [keyword, value] :
+       {std::pair{Argument{"tables"}, s.tables}, std::pair{Argument{"dim"}, s.dim},
+        std::pair{Argument{"pooling"}, s.pooling}, std::pair{Argument{"batch_per_gpu"}, s.batch_per_gpu}}) {
     if (value == 0)
-      throw Error("", flag, "is 0; must be at least 1");
+      throw Error("", keyword, "is 0; must be at least 1");
   }
   if (s.bottom_mlp.size() < 2 || s.top_mlp.empty())
-    throw Error("", s.top_mlp.empty() ? "--top-mlp" : "--bottom-mlp", "needs an input width and at least one layer");
+    throw Error("", s.top_mlp.empty() ? Argument{"top_mlp"} : Argument{"bottom_mlp"},
+                "needs an input width and at least one layer");
   for (const auto* mlp : {&s.bottom_mlp, &s.top_mlp}) {
     for (const uint32_t w : *mlp) {
       if (w == 0)
-        throw Error("", mlp == &s.top_mlp ? "--top-mlp" : "--bottom-mlp", "has a layer of width 0");
+        throw Error("", mlp == &s.top_mlp ? Argument{"top_mlp"} : Argument{"bottom_mlp"}, "has a layer of width 0");
     }
   }
   if (s.bottom_mlp.back() != s.dim) {
-    throw Error("", "--bottom-mlp",
+    throw Error("", Argument{"bottom_mlp"},
                 fmt::format("ends at width {}, but the embedding dimension --dim is {}: DLRM's dot interaction needs "
                             "the bottom MLP's output and every pooled embedding to have the same size",
                             s.bottom_mlp.back(), s.dim));
   }
   if (s.tables > 1'000'000)
-    throw Error("", "--tables", fmt::format("is {}; must be at most 1000000", s.tables));
-  fused::dtype_bytes(s.dtype, "--dtype");
+    throw Error("", Argument{"tables"}, fmt::format("is {}; must be at most 1000000", s.tables));
+  fused::dtype_bytes(s.dtype, Argument{"dtype"});
   s.gpu.peak(s.dtype, "");
   dlrm_all_to_all_bytes(s);
 }
 
 int64_t dlrm_all_to_all_bytes(const DlrmSpec& s) {
-  int64_t bytes = fused::dtype_bytes(s.dtype, "--dtype");
+  int64_t bytes = fused::dtype_bytes(s.dtype, Argument{"dtype"});
   for (const int64_t factor : {int64_t{s.batch_per_gpu}, int64_t{npus_of(s)}, int64_t{tables_here(s)}, int64_t{s.dim}})
-    bytes = checked_mul(bytes, factor, "", "--batch-per-gpu");
+    bytes = checked_mul(bytes, factor, "", Argument{"batch_per_gpu"});
   if (bytes > int64_t{1} << 50)
-    throw Error("", "--batch-per-gpu", fmt::format("makes a {}-byte All-to-All per GPU; must be at most 1 PiB", bytes));
+    throw Error("", Argument{"batch_per_gpu"},
+                fmt::format("makes a {}-byte All-to-All per GPU; must be at most 1 PiB", bytes));
   return bytes;
 }
 

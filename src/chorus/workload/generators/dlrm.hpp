@@ -44,7 +44,7 @@ struct DlrmSpec {
   fused::GpuSpec gpu;
 };
 
-// Throws chorus::Error naming the flag for inconsistent sizes (the bottom MLP not ending at --dim, zero tables,
+// Throws chorus::Error naming the Argument for inconsistent sizes (the bottom MLP not ending at dim, zero tables,
 // a GPU count past the generator's limit).
 void validate(const DlrmSpec& spec);
 

@@ -20,7 +20,7 @@ double routed_tokens(const MoeSpec& s) {
 }
 
 chakra::ChakraTrace rank_trace(const MoeSpec& s) {
-  const double e = static_cast<double>(fused::dtype_bytes(s.dtype, "--dtype"));
+  const double e = static_cast<double>(fused::dtype_bytes(s.dtype, Argument{"dtype"}));
   const double t = s.tokens_per_gpu;
   const double h = s.hidden;
   const double routed = routed_tokens(s);
@@ -61,37 +61,39 @@ chakra::ChakraTrace rank_trace(const MoeSpec& s) {
 }  // namespace
 
 void validate(const MoeSpec& s) {
-  for (const auto& [flag, value] :
-       {std::pair{"--experts", s.experts}, std::pair{"--ep", s.ep}, std::pair{"--layers", s.layers},
-        std::pair{"--tokens-per-gpu", s.tokens_per_gpu}, std::pair{"--hidden", s.hidden}, std::pair{"--ffn", s.ffn}}) {
+  for (const auto& [keyword, value] :
+       {std::pair{Argument{"experts"}, s.experts}, std::pair{Argument{"ep"}, s.ep},
+        std::pair{Argument{"layers"}, s.layers}, std::pair{Argument{"tokens_per_gpu"}, s.tokens_per_gpu},
+        std::pair{Argument{"hidden"}, s.hidden}, std::pair{Argument{"ffn"}, s.ffn}}) {
     if (value == 0)
-      throw Error("", flag, "is 0; must be at least 1");
+      throw Error("", keyword, "is 0; must be at least 1");
   }
   if (s.ep < 2 || s.ep > limits::kMaxGeneratedNpus)
-    throw Error("", "--ep",
+    throw Error("", Argument{"ep"},
                 fmt::format("is {}; must be 2 to {} GPUs (kMaxGeneratedNpus)", s.ep, limits::kMaxGeneratedNpus));
   if (s.experts % s.ep != 0) {
     throw Error(
-        "", "--experts",
+        "", Argument{"experts"},
         fmt::format("is {}, not a multiple of --ep {}: each GPU holds experts/ep whole experts", s.experts, s.ep));
   }
   if (s.top_k == 0 || s.top_k > s.experts)
-    throw Error("", "--top-k", fmt::format("is {}; must be 1 to the {} experts", s.top_k, s.experts));
+    throw Error("", Argument{"top_k"}, fmt::format("is {}; must be 1 to the {} experts", s.top_k, s.experts));
   if (!(s.capacity_factor > 0) || s.capacity_factor > 1000)
-    throw Error("", "--capacity-factor", fmt::format("is {}; must be > 0 (and at most 1000)", s.capacity_factor));
+    throw Error("", Argument{"capacity_factor"},
+                fmt::format("is {}; must be > 0 (and at most 1000)", s.capacity_factor));
   if (s.layers > 10'000)
-    throw Error("", "--layers", fmt::format("is {}; must be at most 10000", s.layers));
+    throw Error("", Argument{"layers"}, fmt::format("is {}; must be at most 10000", s.layers));
   s.gpu.peak(s.dtype, "");
   moe_all_to_all_bytes(s);
 }
 
 int64_t moe_all_to_all_bytes(const MoeSpec& s) {
   const double routed = routed_tokens(s);
-  const int64_t tokens = checked_integer(routed, 1, int64_t{1} << 40, "", "--tokens-per-gpu");
-  int64_t bytes = checked_mul(tokens, s.hidden, "", "--hidden");
-  bytes = checked_mul(bytes, fused::dtype_bytes(s.dtype, "--dtype"), "", "--hidden");
+  const int64_t tokens = checked_integer(routed, 1, int64_t{1} << 40, "", Argument{"tokens_per_gpu"});
+  int64_t bytes = checked_mul(tokens, s.hidden, "", Argument{"hidden"});
+  bytes = checked_mul(bytes, fused::dtype_bytes(s.dtype, Argument{"dtype"}), "", Argument{"hidden"});
   if (bytes > int64_t{1} << 50)
-    throw Error("", "--tokens-per-gpu",
+    throw Error("", Argument{"tokens_per_gpu"},
                 fmt::format("makes a {}-byte All-to-All per GPU; must be at most 1 PiB", bytes));
   return bytes;
 }

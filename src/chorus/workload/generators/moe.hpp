@@ -38,8 +38,8 @@ struct MoeSpec {
   fused::GpuSpec gpu;
 };
 
-// Throws chorus::Error naming the flag: experts not a multiple of --ep, top-k of 0 or above the experts, a
-// capacity factor <= 0, zero sizes.
+// Throws chorus::Error naming the Argument ("experts", ...): experts not a multiple of ep, top-k of 0 or above the
+// experts, a capacity factor <= 0, zero sizes.
 void validate(const MoeSpec& spec);
 
 // The dispatch (and combine) All-to-All's comm_size per GPU (bytes).

@@ -48,7 +48,7 @@ std::string write_rank_traces(const std::string& directory, const std::string& s
   std::error_code ec;
   std::filesystem::create_directories(directory, ec);
   if (ec)
-    throw Error(directory, "--out", fmt::format("cannot create the directory: {}", ec.message()));
+    throw Error(directory, Argument{"out"}, fmt::format("cannot create the directory: {}", ec.message()));
   const std::string prefix = (std::filesystem::path(directory) / stem).string();
   for (uint32_t rank = 0; rank < ranks; ++rank)
     chakra::write_chakra_trace(fmt::format("{}.{}.et", prefix, rank), make(rank), gzip);
