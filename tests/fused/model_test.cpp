@@ -47,7 +47,7 @@ FusedResult evaluate(const FusedRequest& q) {
 
 Time all_to_all(int64_t bytes) {
   CollectiveTimer timer(network(), CollectiveTimerOptions{});
-  return timer.time(chakra::CommType::AllToAll, bytes, {0, 1}).duration;
+  return timer.time(chakra::CommType::AllToAll, Bytes(bytes), {0, 1}).duration;
 }
 
 void expect_near_ps(Time a, Time b) {

@@ -46,10 +46,10 @@ TEST(GroupBounds, GroupBehindOneSwitchIsBoundOnThatSwitchsStar) {
   EXPECT_EQ(star.npu_count(), 8u);
   EXPECT_EQ(star.node_count(), 9u);   // the members and their switch: the other node's NPUs are not on any route
   EXPECT_EQ(star.link_count(), 16u);  // one up and one down link per member
-  expect_ps(bounds.bound(CommType::AllReduce, kBytes, range(0, 8)), 14e9);
-  expect_ps(bounds.bound(CommType::ReduceScatter, kBytes, range(0, 8)), 7e9);
-  expect_ps(bounds.bound(CommType::AllGather, kBytes / 8, range(0, 8)), 7e9);  // comm_size: each member's share
-  expect_ps(bounds.bound(CommType::AllReduce, kBytes, range(8, 16)), 14e9);    // the other node: the same
+  expect_ps(bounds.bound(CommType::AllReduce, Bytes(kBytes), range(0, 8)), 14e9);
+  expect_ps(bounds.bound(CommType::ReduceScatter, Bytes(kBytes), range(0, 8)), 7e9);
+  expect_ps(bounds.bound(CommType::AllGather, Bytes(kBytes / 8), range(0, 8)), 7e9);  // comm_size: each member's share
+  expect_ps(bounds.bound(CommType::AllReduce, Bytes(kBytes), range(8, 16)), 14e9);    // the other node: the same
 }
 
 TEST(GroupBounds, GroupSpanningAFullyConnectedDimensionGetsItsFullMesh) {
@@ -62,7 +62,7 @@ TEST(GroupBounds, GroupSpanningAFullyConnectedDimensionGetsItsFullMesh) {
   const Topology& mesh = bounds.network_of(range(0, 4));
   EXPECT_EQ(mesh.node_count(), 4u);
   EXPECT_EQ(mesh.link_count(), 12u);
-  expect_ps(bounds.bound(CommType::AllReduce, kBytes, range(0, 4)), 4e9);
+  expect_ps(bounds.bound(CommType::AllReduce, Bytes(kBytes), range(0, 4)), 4e9);
 }
 
 TEST(GroupBounds, GroupAcrossTheSecondDimensionUsesItsSwitch) {
@@ -72,7 +72,7 @@ TEST(GroupBounds, GroupAcrossTheSecondDimensionUsesItsSwitch) {
                               Dimension{BlockKind::Switch, 2, Bandwidth::gb_per_s(0.5), Time::us(1)}});
   GroupBounds bounds(t);
   EXPECT_EQ(bounds.network_of({3, 11}).link_count(), 4u);
-  expect_ps(bounds.bound(CommType::AllReduce, kBytes, {3, 11}), 16e9);
+  expect_ps(bounds.bound(CommType::AllReduce, Bytes(kBytes), {3, 11}), 16e9);
 }
 
 TEST(RuntimeBounds, ReportsTheBoundOfThePhysicalLinksAndItsFeasibility) {

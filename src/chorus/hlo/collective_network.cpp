@@ -45,8 +45,8 @@ std::optional<CollectiveTiming> CollectiveNetwork::time(const std::string& opcod
   for (const std::vector<uint32_t>& members : groups) {
     if (members.size() < 2 || bytes <= 0)
       continue;  // a group of one device, or nothing to move, costs nothing
-    const TimedCollective& t = timer_.time(*type, bytes, members);
-    const Time bound = bounds_.bound(*type, bytes, members);
+    const TimedCollective& t = timer_.time(*type, Bytes(bytes), members);
+    const Time bound = bounds_.bound(*type, Bytes(bytes), members);
     out.below_bound |= !physically_feasible(t.duration, bound);
     if (t.duration.seconds() >= out.time_s) {
       out.time_s = t.duration.seconds();

@@ -49,11 +49,11 @@ CollectiveTimer::RingShape CollectiveTimer::ring_shape(const std::vector<uint32_
   return shape;
 }
 
-TimedCollective CollectiveTimer::run(CommType type, int64_t bytes, const Topology& topology, bool whole_network) const {
+TimedCollective CollectiveTimer::run(CommType type, Bytes bytes, const Topology& topology, bool whole_network) const {
   const CollectiveKind kind = *simulated_kind(type);
   const uint32_t n = topology.npu_count();
   // Chakra's All-Gather comm_size is each NPU's input; chorus collectives take NCCL's gathered size.
-  const Bytes size = kind == CollectiveKind::AllGather ? Bytes(bytes) * n : Bytes(bytes);
+  const Bytes size = kind == CollectiveKind::AllGather ? bytes * n : bytes;
   const Collective collective{kind, size, n};
   CollectiveRunOptions run_options;
   run_options.model = options_.model;
@@ -77,7 +77,7 @@ TimedCollective CollectiveTimer::run(CommType type, int64_t bytes, const Topolog
   return timed;
 }
 
-const TimedCollective& CollectiveTimer::time(CommType type, int64_t bytes, const std::vector<uint32_t>& members) {
+const TimedCollective& CollectiveTimer::time(CommType type, Bytes bytes, const std::vector<uint32_t>& members) {
   const bool whole = members.size() == topology_.npu_count();
   const RingShape shape = whole ? RingShape{} : ring_shape(members);
   const Key key{type, bytes, whole, shape};

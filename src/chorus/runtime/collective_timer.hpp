@@ -12,7 +12,7 @@
 // Lower bounds are not computed here: they belong to the physical links (group_bound.hpp), not the logical ring.
 //
 //   CollectiveTimer timer(topology, options);
-//   const TimedCollective& t = timer.time(chakra::CommType::AllReduce, 64 << 20, group.npus);
+//   const TimedCollective& t = timer.time(chakra::CommType::AllReduce, Bytes::mib(64), group.npus);
 #pragma once
 
 #include <map>
@@ -54,7 +54,7 @@ class CollectiveTimer {
   ~CollectiveTimer();
   // `bytes` is Chakra's comm_size (All-Gather: each NPU's contribution). Only All-Reduce, All-Gather,
   // Reduce-Scatter and All-to-All are timed here; the runtime handles the others.
-  const TimedCollective& time(chakra::CommType type, int64_t bytes, const std::vector<uint32_t>& members);
+  const TimedCollective& time(chakra::CommType type, Bytes bytes, const std::vector<uint32_t>& members);
 
  private:
   struct RingShape {
@@ -63,10 +63,10 @@ class CollectiveTimer {
     double bytes_per_s = 0;
     auto operator<=>(const RingShape&) const = default;
   };
-  using Key = std::tuple<chakra::CommType, int64_t, bool, RingShape>;
+  using Key = std::tuple<chakra::CommType, Bytes, bool, RingShape>;
 
   RingShape ring_shape(const std::vector<uint32_t>& members) const;
-  TimedCollective run(chakra::CommType type, int64_t bytes, const Topology& topology, bool whole_network) const;
+  TimedCollective run(chakra::CommType type, Bytes bytes, const Topology& topology, bool whole_network) const;
 
   const Topology& topology_;
   CollectiveTimerOptions options_;

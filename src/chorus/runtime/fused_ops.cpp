@@ -35,17 +35,17 @@ fused::FusedOp checked_op(const NpuGraph& g, const WorkloadNode& n, chakra::Comm
 
 }  // namespace
 
-TileTransfer tile_transfer(CollectiveTimer& timer, chakra::CommType type, int64_t bytes, uint32_t tiles,
+TileTransfer tile_transfer(CollectiveTimer& timer, chakra::CommType type, Bytes bytes, uint32_t tiles,
                            const std::vector<uint32_t>& members) {
-  const int64_t piece = std::max<int64_t>((bytes + tiles - 1) / tiles, 1);
+  const Bytes piece(std::max<int64_t>((bytes.count() + tiles - 1) / tiles, 1));
   const Time x = timer.time(type, piece, members).duration;
-  const Time doubled = timer.time(type, 2 * piece, members).duration;
+  const Time doubled = timer.time(type, piece * 2, members).duration;
   const Time latency = std::clamp(x * 2 - doubled, Time::zero(), x);
   return TileTransfer{x, x - latency};
 }
 
 FusedOpReport time_fused_op(const NpuGraph& g, uint32_t node, Time compute, Time whole, chakra::CommType type,
-                            int64_t bytes, const std::vector<uint32_t>& members, CollectiveTimer& timer) {
+                            Bytes bytes, const std::vector<uint32_t>& members, CollectiveTimer& timer) {
   const WorkloadNode& n = g.nodes[node];
   const fused::FusedOp op = checked_op(g, n, type);
   const uint32_t tiles = n.fused_tiles;

@@ -38,7 +38,7 @@ struct TileTransfer {
   Time transfer;
   Time occupancy;
 };
-TileTransfer tile_transfer(CollectiveTimer& timer, chakra::CommType type, int64_t bytes, uint32_t tiles,
+TileTransfer tile_transfer(CollectiveTimer& timer, chakra::CommType type, Bytes bytes, uint32_t tiles,
                            const std::vector<uint32_t>& members);
 
 // `node` is the marked collective in `g` (the group's first member), `compute` its input's compute time and
@@ -46,6 +46,6 @@ TileTransfer tile_transfer(CollectiveTimer& timer, chakra::CommType type, int64_
 // different collective, or fuses a collective into the compute after it (all-gather-gemm: not a compute ->
 // collective chain).
 FusedOpReport time_fused_op(const NpuGraph& g, uint32_t node, Time compute, Time whole, chakra::CommType type,
-                            int64_t bytes, const std::vector<uint32_t>& members, CollectiveTimer& timer);
+                            Bytes bytes, const std::vector<uint32_t>& members, CollectiveTimer& timer);
 
 }  // namespace chorus

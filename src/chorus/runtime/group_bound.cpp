@@ -73,7 +73,7 @@ const Topology& GroupBounds::network_of(const std::vector<uint32_t>& members) {
   return shape == kWholeNetwork ? topology_ : shapes_[shape];
 }
 
-Time GroupBounds::bound(chakra::CommType type, int64_t bytes, const std::vector<uint32_t>& members) {
+Time GroupBounds::bound(chakra::CommType type, Bytes bytes, const std::vector<uint32_t>& members) {
   const size_t shape = shape_of(members);
   const auto key = std::make_tuple(shape, type, bytes);
   if (const auto it = bounds_.find(key); it != bounds_.end())
@@ -81,7 +81,7 @@ Time GroupBounds::bound(chakra::CommType type, int64_t bytes, const std::vector<
   const CollectiveKind kind = *simulated_kind(type);
   const auto n = static_cast<uint32_t>(members.size());
   // Chakra's All-Gather comm_size is each member's input; the bound takes NCCL's gathered size.
-  const Bytes size = kind == CollectiveKind::AllGather ? Bytes(bytes) * n : Bytes(bytes);
+  const Bytes size = kind == CollectiveKind::AllGather ? bytes * n : bytes;
   BoundOptions options;
   options.information_bound = false;
   const Topology& network = shape == kWholeNetwork ? topology_ : shapes_[shape];

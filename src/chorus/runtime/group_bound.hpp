@@ -11,7 +11,7 @@
 // the member order), bounds per (shape, collective, size): translated copies of a group cost one bound.
 //
 //   GroupBounds bounds(topology);
-//   Time t = bounds.bound(chakra::CommType::AllReduce, 64 << 20, group.npus);
+//   Time t = bounds.bound(chakra::CommType::AllReduce, Bytes::mib(64), group.npus);
 #pragma once
 
 #include <cstdint>
@@ -30,7 +30,7 @@ class GroupBounds {
   explicit GroupBounds(const Topology& topology);
   // `bytes` is Chakra's comm_size (All-Gather: each member's contribution). The simulated kinds only
   // (All-Reduce, All-Gather, Reduce-Scatter, All-to-All); a lower bound rounded down to whole picoseconds.
-  Time bound(chakra::CommType type, int64_t bytes, const std::vector<uint32_t>& members);
+  Time bound(chakra::CommType type, Bytes bytes, const std::vector<uint32_t>& members);
   // The subnetwork a group's bound is computed on (the whole network for a group of every NPU).
   const Topology& network_of(const std::vector<uint32_t>& members);
 
@@ -44,7 +44,7 @@ class GroupBounds {
   std::map<std::vector<uint32_t>, size_t> group_shape_;
   std::map<std::vector<ShapeLink>, size_t> shape_index_;
   std::vector<Topology> shapes_;
-  std::map<std::tuple<size_t, chakra::CommType, int64_t>, Time> bounds_;
+  std::map<std::tuple<size_t, chakra::CommType, Bytes>, Time> bounds_;
 };
 
 }  // namespace chorus

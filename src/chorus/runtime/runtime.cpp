@@ -397,7 +397,7 @@ class Runtime {
     if (g.nodes[node].fused_tiles == 0)
       return whole;
     const Time compute = compute_time(npu, g.nodes[g.deps[g.dep_offsets[node]]]);
-    report_.fused_ops.push_back(time_fused_op(g, node, compute, whole, c.type, c.bytes, group, timer_));
+    report_.fused_ops.push_back(time_fused_op(g, node, compute, whole, c.type, Bytes(c.bytes), group, timer_));
     return report_.fused_ops.back().fused - compute;
   }
 
@@ -417,13 +417,13 @@ class Runtime {
     for (const auto& [npu, node] : c.members)
       executors_[npu].transfer_start[node] = now_;  // the members before the last waited for it
     if (simulated_kind(c.type)) {
-      const TimedCollective& t = timer_.time(c.type, c.bytes, group.npus);
+      const TimedCollective& t = timer_.time(c.type, Bytes(c.bytes), group.npus);
       const Time duration = fused_tail(c, t.duration, group.npus);
       r.end = r.start + duration;
       r.algorithm = t.algorithm;
       r.nccl_size = t.nccl_size.count();
       if (bounds_)
-        r.lower_bound = bounds_->bound(c.type, c.bytes, group.npus);
+        r.lower_bound = bounds_->bound(c.type, Bytes(c.bytes), group.npus);
       if (links_)
         links_->add_collective(group.npus, t);
       if (contention_) {
