@@ -77,8 +77,8 @@ RemoteMemoryConfig load_remote_memory(const std::string& path) {
   return config;
 }
 
-Time RemoteMemory::access(uint32_t npu, int64_t bytes, Time now) {
-  const double ns = config_.latency_ns + static_cast<double>(bytes) / config_.bytes_per_ns;
+Time RemoteMemory::access(uint32_t npu, Bytes bytes, Time now) {
+  const double ns = config_.latency_ns + static_cast<double>(bytes.count()) / config_.bytes_per_ns;
   // A huge access at a slow memory can still pass the 106-day range of Time: an input error naming the file.
   const Time runtime = checked_time_from_picoseconds(ns * 1000.0, config_.path, "remote-mem-bw");
   if (config_.type == RemoteMemoryType::PerNpu)

@@ -37,7 +37,7 @@ class RemoteMemory {
   explicit RemoteMemory(RemoteMemoryConfig config) : config_(std::move(config)) {}
   bool available() const { return config_.type != RemoteMemoryType::None; }
   // When an access issued at `now` finishes; queues it behind earlier ones where the model serialises.
-  Time access(uint32_t npu, int64_t bytes, Time now);
+  Time access(uint32_t npu, Bytes bytes, Time now);
 
  private:
   RemoteMemoryConfig config_;

@@ -333,7 +333,7 @@ class Runtime {
                   fmt::format("{} needs a remote memory (--memory with a memory-type other than NO_MEMORY_EXPANSION)",
                               to_string(n.type)));
     }
-    schedule(npu, node, memory_.access(npu, n.bytes, now_));
+    schedule(npu, node, memory_.access(npu, Bytes(n.bytes), now_));
   }
 
   void issue_collective(uint32_t npu, uint32_t node) {
