@@ -77,7 +77,7 @@ struct Executor {
 
 struct CollectiveInstance {
   CommType type = CommType::AllReduce;
-  int64_t bytes = 0;
+  Bytes bytes;
   Time first_issue;
   Time last_issue;
   std::vector<std::pair<uint32_t, uint32_t>> members;  // (npu, node) in issue order
@@ -87,14 +87,14 @@ struct SentMessage {
   Time arrival;
   uint32_t npu = 0;
   uint32_t node = 0;
-  int64_t bytes = 0;
+  Bytes bytes;
 };
 
 struct PostedReceive {
   Time posted;
   uint32_t npu = 0;
   uint32_t node = 0;
-  int64_t bytes = 0;
+  Bytes bytes;
 };
 
 struct Channel {
@@ -314,8 +314,8 @@ class Runtime {
     if (sys != nullptr && sys->roofline_enabled && !n.is_cpu_op) {
       const double peak = sys->peak_perf_tflops * 1e12;
       const double intensity =
-          n.tensor_size > 0 ? static_cast<double>(n.num_ops) / static_cast<double>(n.tensor_size) : 0;
-      const double perf = n.tensor_size > 0 ? std::min(sys->local_mem_bw_gbps * 1e9 * intensity, peak) : peak;
+          n.tensor_size.count() > 0 ? static_cast<double>(n.num_ops) / static_cast<double>(n.tensor_size.count()) : 0;
+      const double perf = n.tensor_size.count() > 0 ? std::min(sys->local_mem_bw_gbps * 1e9 * intensity, peak) : peak;
       const double seconds = perf > 0 ? static_cast<double>(n.num_ops) / perf : 0;
       // num_ops far beyond the peak would overflow Time: an input error, not a silently clamped answer.
       const Time t =
@@ -323,7 +323,7 @@ class Runtime {
       return std::max(t, Time::ns(1));
     }
     // ASTRA-sim replays microseconds and charges at least one tick (1 ns) for a zero-length node.
-    return n.duration_micros == 0 ? Time::ns(1) : Time::ns(static_cast<int64_t>(n.duration_micros) * 1000);
+    return n.duration == Time::zero() ? Time::ns(1) : n.duration;
   }
 
   void issue_memory(uint32_t npu, uint32_t node) {
@@ -333,7 +333,7 @@ class Runtime {
                   fmt::format("{} needs a remote memory (--memory with a memory-type other than NO_MEMORY_EXPANSION)",
                               to_string(n.type)));
     }
-    schedule(npu, node, memory_.access(npu, Bytes(n.bytes), now_));
+    schedule(npu, node, memory_.access(npu, n.bytes, now_));
   }
 
   void issue_collective(uint32_t npu, uint32_t node) {
@@ -343,7 +343,7 @@ class Runtime {
     const uint32_t k = ex.collectives_issued[n.group]++;
     ex.collective_index[node] = k;
     if (n.comm == CommType::Broadcast) {  // replayed, as ASTRA-sim does
-      schedule(npu, node, now_ + Time::ns(static_cast<int64_t>(n.duration_micros) * 1000));
+      schedule(npu, node, now_ + n.duration);
       return;
     }
     if (group.npus.size() == 1) {
@@ -382,12 +382,12 @@ class Runtime {
                               first.fused_op, first.fused_tiles));
     }
     const WorkloadNode& other = first;
-    throw Error(
-        workload_.npus[npu].file, fmt::format("node {}", n.id),
-        fmt::format("{} of {} bytes is collective #{} on group '{}', but on NPU {} ({} node {}) that "
-                    "collective is {} of {} bytes",
-                    to_string(n.comm), n.bytes, executors_[npu].collective_index[node], workload_.groups[n.group].name,
-                    first_npu, workload_.npus[first_npu].file, other.id, to_string(other.comm), other.bytes));
+    throw Error(workload_.npus[npu].file, fmt::format("node {}", n.id),
+                fmt::format("{} of {} bytes is collective #{} on group '{}', but on NPU {} ({} node {}) that "
+                            "collective is {} of {} bytes",
+                            to_string(n.comm), n.bytes.count(), executors_[npu].collective_index[node],
+                            workload_.groups[n.group].name, first_npu, workload_.npus[first_npu].file, other.id,
+                            to_string(other.comm), other.bytes.count()));
   }
 
   // A fused collective (fused_ops.hpp) lasts what its tile pipeline adds after its compute input; others `whole`.
@@ -397,7 +397,7 @@ class Runtime {
     if (g.nodes[node].fused_tiles == 0)
       return whole;
     const Time compute = compute_time(npu, g.nodes[g.deps[g.dep_offsets[node]]]);
-    report_.fused_ops.push_back(time_fused_op(g, node, compute, whole, c.type, Bytes(c.bytes), group, timer_));
+    report_.fused_ops.push_back(time_fused_op(g, node, compute, whole, c.type, c.bytes, group, timer_));
     return report_.fused_ops.back().fused - compute;
   }
 
@@ -407,8 +407,8 @@ class Runtime {
     r.type = c.type;
     r.group = group_index;
     r.npus = static_cast<uint32_t>(group.npus.size());
-    r.comm_size = c.bytes;
-    r.nccl_size = c.bytes;
+    r.comm_size = c.bytes.count();
+    r.nccl_size = c.bytes.count();
     r.first_issue = c.first_issue;
     r.start = c.last_issue;
     r.end = c.last_issue;
@@ -417,13 +417,13 @@ class Runtime {
     for (const auto& [npu, node] : c.members)
       executors_[npu].transfer_start[node] = now_;  // the members before the last waited for it
     if (simulated_kind(c.type)) {
-      const TimedCollective& t = timer_.time(c.type, Bytes(c.bytes), group.npus);
+      const TimedCollective& t = timer_.time(c.type, c.bytes, group.npus);
       const Time duration = fused_tail(c, t.duration, group.npus);
       r.end = r.start + duration;
       r.algorithm = t.algorithm;
       r.nccl_size = t.nccl_size.count();
       if (bounds_)
-        r.lower_bound = bounds_->bound(c.type, Bytes(c.bytes), group.npus);
+        r.lower_bound = bounds_->bound(c.type, c.bytes, group.npus);
       if (links_)
         links_->add_collective(group.npus, t);
       if (contention_) {
@@ -479,15 +479,15 @@ class Runtime {
       return;
     throw Error(workload_.npus[recv_npu].file, fmt::format("node {}", r.id),
                 fmt::format("receives {} bytes (tag {}) from NPU {}, but the matching send ({} node {}) sends {} bytes",
-                            r.bytes, r.tag, send_npu, workload_.npus[send_npu].file, s.id, s.bytes));
+                            r.bytes.count(), r.tag, send_npu, workload_.npus[send_npu].file, s.id, s.bytes.count()));
   }
 
   void issue_send(uint32_t npu, uint32_t node) {
     const WorkloadNode& n = workload_.npus[npu].nodes[node];
     const auto dst = static_cast<uint32_t>(n.peer);
-    const Time arrival = now_ + p2p_->delay(NodeId{npu}, NodeId{dst}, Bytes(n.bytes));
+    const Time arrival = now_ + p2p_->delay(NodeId{npu}, NodeId{dst}, n.bytes);
     if (links_)
-      links_->add_message(npu, dst, Bytes(n.bytes));
+      links_->add_message(npu, dst, n.bytes);
     schedule(npu, node, arrival);
     Channel& ch = channels_[channel_key(npu, dst, n.tag)];
     if (!ch.posted.empty()) {
@@ -629,7 +629,8 @@ std::string Runtime::waiting_reason(uint32_t npu, uint32_t node) const {
     return fmt::format("ready, waiting for its resource, held by node {}", holder >= 0 ? g.nodes[holder].id : 0);
   }
   if (n.type == NodeType::CommRecv) {
-    return fmt::format("receive of {} bytes from NPU {} (tag {}): no matching send was issued", n.bytes, n.peer, n.tag);
+    return fmt::format("receive of {} bytes from NPU {} (tag {}): no matching send was issued", n.bytes.count(), n.peer,
+                       n.tag);
   }
   if (n.type == NodeType::CommColl) {
     const CommGroup& group = workload_.groups[n.group];

@@ -173,8 +173,10 @@ void check_collective(const chakra::TraceNode& t, const std::string& file, Workl
     case CommType::AllGather:
     case CommType::ReduceScatter:
     case CommType::AllToAll:
-      if (n.bytes <= 0)
-        throw node_error(file, t.id, fmt::format("{} of size {}: must be > 0 bytes", to_string(n.comm), n.bytes));
+      if (n.bytes.count() <= 0) {
+        throw node_error(file, t.id,
+                         fmt::format("{} of size {}: must be > 0 bytes", to_string(n.comm), n.bytes.count()));
+      }
       return;
     case CommType::Broadcast:  // replayed, as ASTRA-sim does
     case CommType::Barrier:    // a synchronisation point of the group
@@ -199,8 +201,8 @@ void check_peer(const chakra::TraceNode& t, const std::string& file, uint32_t np
     throw node_error(file, t.id, fmt::format("{} = {} is this NPU itself", key, *peer));
   n.peer = *peer;
   n.tag = t.comm_tag.value_or(0);
-  if (n.bytes < 0)
-    throw node_error(file, t.id, fmt::format("negative message size {}", n.bytes));
+  if (n.bytes.count() < 0)
+    throw node_error(file, t.id, fmt::format("negative message size {}", n.bytes.count()));
 }
 
 // Values past these ranges would overflow chorus::Time or the 64-bit byte counts of the collectives built on them.
@@ -227,21 +229,21 @@ WorkloadNode convert(const chakra::TraceNode& t, const std::string& file, uint32
   n.type = t.type;
   n.is_cpu_op = t.is_cpu_op;
   n.num_ops = t.num_ops;
-  n.tensor_size = t.tensor_size;
+  n.tensor_size = Bytes(t.tensor_size);
   n.priority = t.comm_priority;
-  n.duration_micros = t.duration_micros;
-  n.bytes = t.comm_size != 0 ? t.comm_size : t.tensor_size;
+  n.bytes = Bytes(t.comm_size != 0 ? t.comm_size : t.tensor_size);
   if (t.type == NodeType::CommColl) {
     check_collective(t, file, n);
     n.group = groups.use(t.pg_name, file, t.id);
   } else if (t.type == NodeType::CommSend || t.type == NodeType::CommRecv) {
     check_peer(t, file, npu, npus, n);
   } else if (t.type == NodeType::MemLoad || t.type == NodeType::MemStore) {
-    n.bytes = t.tensor_size;
+    n.bytes = Bytes(t.tensor_size);
   }
-  if (n.num_ops < 0 || n.tensor_size < 0)
+  if (n.num_ops < 0 || n.tensor_size.count() < 0)
     throw node_error(file, t.id, "negative num_ops or tensor_size");
   check_ranges(t, file);
+  n.duration = Time::us(static_cast<int64_t>(t.duration_micros));  // in range: check_ranges
   read_fusion_mark(t, file, n);
   return n;
 }
@@ -412,7 +414,7 @@ void check_membership(const Workload& w) {
         continue;
       const auto& members = w.groups[n.group].npus;
       // Collectives move up to size x group-size bytes (all-gather's output); that product must fit 64 bits.
-      (void)checked_mul(n.bytes, static_cast<int64_t>(members.size()), w.npus[npu].file,
+      (void)checked_mul(n.bytes.count(), static_cast<int64_t>(members.size()), w.npus[npu].file,
                         fmt::format("node {}: comm_size", n.id));
       if (std::find(members.begin(), members.end(), npu) == members.end()) {
         throw node_error(

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "chorus/core/units.hpp"
 #include "chorus/workload/chakra/trace.hpp"
 
 namespace chorus {
@@ -43,13 +44,13 @@ struct WorkloadNode {
   chakra::CommType comm = chakra::CommType::AllReduce;  // COMM_COLL only
   bool is_cpu_op = false;
   uint32_t group = 0;   // COMM_COLL: index into Workload::groups
-  int64_t bytes = 0;    // COMM_*: comm_size (tensor_size when absent); MEM_*: tensor_size
+  Bytes bytes;          // COMM_*: comm_size (tensor_size when absent); MEM_*: tensor_size
   int64_t num_ops = 0;  // COMP roofline
-  int64_t tensor_size = 0;
+  Bytes tensor_size;
   int64_t peer = -1;  // SEND: destination NPU; RECV: source NPU
   int64_t tag = 0;
-  int64_t priority = 0;  // comm_priority (EXPLICIT scheduling)
-  uint64_t duration_micros = 0;
+  int64_t priority = 0;      // comm_priority (EXPLICIT scheduling)
+  Time duration;             // Chakra's duration_micros (range-checked: kMaxNodeDurationMicros)
   std::string fused_op;      // COMM_COLL fused with its compute input (fusion_marks.hpp); "" when not fused
   uint32_t fused_tiles = 0;  // its tile count; 0 when not fused
 };
