@@ -23,8 +23,8 @@ RunReport gpt3_shaped_report(const Topology& topology) {
     for (uint32_t i = 0; i < count; ++i) {
       CollectiveReport c;
       c.npus = 8;
-      c.comm_size = bytes;
-      c.nccl_size = bytes;
+      c.comm_size = Bytes(bytes);
+      c.nccl_size = Bytes(bytes);
       c.algorithm = "ring";
       c.start = Time::us(i);
       c.end = Time::us(i + 100);

@@ -50,7 +50,8 @@ std::string collectives_chart(const RunReport& r) {
                       "lower bound"};
   for (const auto& [key, k] : classes) {
     const CollectiveReport& c = *k.example;
-    chart.names.push_back(fmt::format("{} {} B, {} NPUs x{}", chakra::to_string(c.type), c.comm_size, c.npus, k.count));
+    chart.names.push_back(
+        fmt::format("{} {} B, {} NPUs x{}", chakra::to_string(c.type), c.comm_size.count(), c.npus, k.count));
     chart.values.push_back((c.end - c.start).microseconds());
     chart.marks.push_back(c.lower_bound.microseconds());
   }

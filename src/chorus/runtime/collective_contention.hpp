@@ -34,8 +34,9 @@ struct EndChange {
 class CollectiveContention {
  public:
   explicit CollectiveContention(const Topology& topology);
-  // `link_bytes`: (physical link, bytes) pairs of the collective. Returns the moved end times of the others and,
-  // last, the new collective's (its id names it in finish()).
+  // `link_bytes`: (physical link, bytes) pairs of the collective, as LinkStats counts them (doubles: they only
+  // weigh the max-min shares, and a symmetric evaluation's per-link bytes are averages). Returns the moved end
+  // times of the others and, last, the new collective's (its id names it in finish()).
   const std::vector<EndChange>& start(Time now, Time isolated,
                                       const std::vector<std::pair<uint32_t, double>>& link_bytes);
   // The collective `id` has ended at `now`; returns the end times of the others that moved.

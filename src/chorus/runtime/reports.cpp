@@ -30,7 +30,7 @@ double ns(Time t) {
 CollectiveBandwidth bandwidth(const CollectiveReport& c) {
   const auto kind = simulated_kind(c.type);
   const CollectiveBandwidth bw =
-      collective_bandwidth(kind.value_or(CollectiveKind::AllReduce), Bytes(c.nccl_size), c.npus, c.end - c.start);
+      collective_bandwidth(kind.value_or(CollectiveKind::AllReduce), c.nccl_size, c.npus, c.end - c.start);
   return kind ? bw : CollectiveBandwidth{bw.algbw_GBps, 0.0};
 }
 double algbw_gbps(const CollectiveReport& c) {
@@ -136,7 +136,7 @@ nlohmann::json summary_json(const ReportContext& context) {
   for (const auto& [key, k] : classify(r)) {
     const CollectiveReport& c = *k.example;
     classes.push_back({{"type", chakra::to_string(c.type)},
-                       {"comm_size", c.comm_size},
+                       {"comm_size", c.comm_size.count()},
                        {"group_npus", c.npus},
                        {"algorithm", c.algorithm},
                        {"count", k.count},
@@ -166,7 +166,7 @@ void write_collectives_csv(const std::string& path, const ReportContext& context
     const CollectiveReport& c = context.report.collectives[i];
     // RFC 4180: group names come from the user's comm_groups.json and may hold commas or quotes.
     fmt::print(f.get(), "{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{},{}\n", i, chakra::to_string(c.type),
-               csv_field(groups[c.group].name), c.npus, c.comm_size, csv_field(c.algorithm), ns(c.first_issue),
+               csv_field(groups[c.group].name), c.npus, c.comm_size.count(), csv_field(c.algorithm), ns(c.first_issue),
                ns(c.start), ns(c.end), ns(c.end - c.start), algbw_gbps(c), busbw_gbps(c), ns(c.lower_bound),
                feasible_text(c), c.node_id);
   }
@@ -205,8 +205,8 @@ void print_report(std::ostream& out, const ReportContext& context) {
   for (const auto& [key, k] : classify(r)) {
     const CollectiveReport& c = *k.example;
     out << fmt::format("{:<15} {:>14} {:>6} {:>7} {:<18} {:>14.3f} {:>10.3f} {:>10.3f} {:>14.3f}\n",
-                       chakra::to_string(c.type), c.comm_size, c.npus, k.count, c.algorithm, ns(c.end - c.start),
-                       algbw_gbps(c), busbw_gbps(c), ns(c.lower_bound));
+                       chakra::to_string(c.type), c.comm_size.count(), c.npus, k.count, c.algorithm,
+                       ns(c.end - c.start), algbw_gbps(c), busbw_gbps(c), ns(c.lower_bound));
   }
   if (r.fused_ops.empty())
     return;

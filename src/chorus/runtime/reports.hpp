@@ -46,7 +46,7 @@ struct CollectiveClass {
   uint64_t below_bound = 0;
   const CollectiveReport* example = nullptr;
 };
-using ClassKey = std::tuple<chakra::CommType, int64_t, uint32_t, std::string>;
+using ClassKey = std::tuple<chakra::CommType, Bytes, uint32_t, std::string>;
 std::map<ClassKey, CollectiveClass> classify(const RunReport& report);
 
 nlohmann::json summary_json(const ReportContext& context);

@@ -407,8 +407,8 @@ class Runtime {
     r.type = c.type;
     r.group = group_index;
     r.npus = static_cast<uint32_t>(group.npus.size());
-    r.comm_size = c.bytes.count();
-    r.nccl_size = c.bytes.count();
+    r.comm_size = c.bytes;
+    r.nccl_size = c.bytes;
     r.first_issue = c.first_issue;
     r.start = c.last_issue;
     r.end = c.last_issue;
@@ -421,7 +421,7 @@ class Runtime {
       const Time duration = fused_tail(c, t.duration, group.npus);
       r.end = r.start + duration;
       r.algorithm = t.algorithm;
-      r.nccl_size = t.nccl_size.count();
+      r.nccl_size = t.nccl_size;
       if (bounds_)
         r.lower_bound = bounds_->bound(c.type, c.bytes, group.npus);
       if (links_)

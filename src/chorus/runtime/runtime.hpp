@@ -68,8 +68,8 @@ struct CollectiveReport {
   chakra::CommType type = chakra::CommType::AllReduce;
   uint32_t group = 0;
   uint32_t npus = 0;
-  int64_t comm_size = 0;  // Chakra's comm_size
-  int64_t nccl_size = 0;  // NCCL's size convention, for bandwidths
+  Bytes comm_size;  // Chakra's comm_size
+  Bytes nccl_size;  // NCCL's size convention, for bandwidths
   std::string algorithm;
   Time first_issue;  // when the first member issued it
   Time start;        // when the last member issued it
