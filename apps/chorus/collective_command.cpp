@@ -28,20 +28,15 @@ namespace {
 
 struct CollectiveOptions {
   TopologyOptions topology;
-  std::string system;
   std::string collective;
   std::string size;
-  std::string algorithm;
-  std::string composition;
-  uint32_t splits = 1;
-  uint32_t active_chunks = 1;
-  std::string endpoint_delay;
-  std::string reduction_bandwidth;
-  std::string evaluation = "auto";
-  std::string model = "unaware";
+  // The library's request: the options that are its fields are parsed into it directly (model, system,
+  // algorithm, composition, active chunks, endpoint delay, reduction bandwidth, evaluation, compare_synth), so
+  // the CLI and Python (python/src/collective_bindings.cpp) share its defaults and copy nothing.
+  CollectiveRequest request;
+  uint32_t splits = 1;  // request.splits stays unset unless --splits is given
   std::string link_stats;
   bool json = false;
-  bool compare_synth = false;   // --algorithm msccl:FILE only
   SweepFlags sweep;             // --size ranges, --csv, --jsonl, --compare, --report (size_sweep.hpp)
   SynthFlags synth;             // --algorithm synth only
   std::set<std::string> given;  // the options on the command line
@@ -55,20 +50,20 @@ const char* const kNativeOnly[] = {"--system",         "--composition",         
 
 // Refuses an option the chosen algorithm would ignore, naming when it applies.
 void refuse_ignored_options(const CollectiveOptions& o) {
-  if (o.algorithm.starts_with(kMscclPrefix)) {
+  if (o.request.algorithm.starts_with(kMscclPrefix)) {
     for (const char* flag : kNativeOnly) {
       if (o.given.contains(flag))
         throw Error("", flag, "does not apply to --algorithm msccl:FILE (the XML sets the algorithm and its chunks)");
     }
     for (const char* flag : kSynthOnly) {
-      if (o.given.contains(flag) && !o.compare_synth)
+      if (o.given.contains(flag) && !o.request.compare_synth)
         throw Error("", flag, "applies to --algorithm synth, or with --compare-synth to the synthesized algorithm");
     }
     return;
   }
-  if (o.compare_synth)
+  if (o.request.compare_synth)
     throw Error("", "--compare-synth", "applies only with --algorithm msccl:FILE");
-  const bool synth = o.algorithm == "synth";
+  const bool synth = o.request.algorithm == "synth";
   for (const char* flag :
        synth ? std::span<const char* const>(kNativeOnly) : std::span<const char* const>(kSynthOnly)) {
     if (!o.given.contains(flag))
@@ -83,22 +78,13 @@ void refuse_ignored_options(const CollectiveOptions& o) {
 
 // The library's request: the options as given, the unset ones left to the library's defaults.
 CollectiveRequest make_request(const CollectiveOptions& o, CollectiveKind kind, Bytes size) {
-  CollectiveRequest q;
+  CollectiveRequest q = o.request;
   q.kind = kind;
   q.size = size;
-  q.model = o.model;
-  q.system = o.system;
-  q.algorithm = o.algorithm;
-  q.composition = o.composition;
   if (o.given.contains("--splits"))
     q.splits = o.splits;
-  q.active_chunks = o.active_chunks;
-  q.endpoint_delay = o.endpoint_delay;
-  q.reduction_bandwidth = o.reduction_bandwidth;
-  q.evaluation = o.evaluation;
   q.collect_link_stats = !o.link_stats.empty();
-  q.compare_synth = o.compare_synth;
-  if (o.algorithm == "synth" || o.compare_synth)
+  if (q.algorithm == "synth" || q.compare_synth)
     q.synth = make_synth_options(o.synth, kind, size);
   return q;
 }
@@ -153,14 +139,14 @@ void print_msccl(const CollectiveSummary& s) {
 // --size A:B:xF and lists: the built-in algorithms (or the system file's) at every size, nccl-tests' columns.
 void run_sweep(const CollectiveOptions& o, const Topology& topology, CollectiveKind kind,
                const std::vector<Bytes>& sizes) {
-  if (o.algorithm == "synth" || o.algorithm.starts_with(kMscclPrefix)) {
+  if (o.request.algorithm == "synth" || o.request.algorithm.starts_with(kMscclPrefix)) {
     throw Error("", "--size",
                 "size sweeps run the built-in algorithms; --algorithm synth and msccl:FILE take one size");
   }
   refuse_single_run_flags(o.json, !o.link_stats.empty());
   const CollectiveRequest q = make_request(o, kind, sizes.front());
   const CollectiveRunOptions options = collective_run_options(q, network_model_argument(q.model));
-  const SweepRequest request{kind, sizes, options, o.system.empty() && !q.splits, !o.system.empty()};
+  const SweepRequest request{kind, sizes, options, o.request.system.empty() && !q.splits, !o.request.system.empty()};
   run_collective_sweep(topology, request, o.sweep);
 }
 
@@ -197,7 +183,7 @@ void register_collective_command(CLI::App& app) {
   auto options = std::make_shared<CollectiveOptions>();
   CLI::App* cmd = app.add_subcommand("collective", "simulate one collective and compare it with the lower bound");
   add_topology_options(*cmd, options->topology);
-  cmd->add_option("--system", options->system, "ASTRA-sim system JSON: ASTRA-sim compatibility mode");
+  cmd->add_option("--system", options->request.system, "ASTRA-sim system JSON: ASTRA-sim compatibility mode");
   cmd->add_option("--collective", options->collective,
                   "all_reduce | reduce_scatter | all_gather | all_to_all | broadcast | reduce (rooted at NPU 0)")
       ->required();
@@ -206,24 +192,25 @@ void register_collective_command(CLI::App& app) {
                   "for All-Gather each NPU's contribution); a sweep: 8B:32GiB:x2, 1MiB:8MiB:+1MiB or 1MiB,64MiB")
       ->required();
   cmd->add_option(
-      "--algorithm", options->algorithm,
+      "--algorithm", options->request.algorithm,
       "ring | direct | directN | halvingDoubling | doubleBinaryTree | twoTree | oneRing | ...; a comma list gives "
       "one per dimension (default ring); synth: synthesize for this topology (chorus synth) and simulate; "
       "msccl:FILE.xml: an MSCCL XML algorithm (msccl-tools, chorus synth --out)");
-  cmd->add_flag("--compare-synth", options->compare_synth,
+  cmd->add_flag("--compare-synth", options->request.compare_synth,
                 "with --algorithm msccl:FILE: also synthesize for this topology and print both times");
   add_synth_flags(*cmd, options->synth);
-  cmd->add_option("--composition", options->composition,
+  cmd->add_option("--composition", options->request.composition,
                   "multi-dimensional All-Reduce: localBWAware (default) | baseline");
   cmd->add_option("--splits", options->splits,
                   "chunks per collective (ASTRA-sim preferred-dataset-splits); default 1, except a ring "
                   "Broadcast / Reduce: the pipelined chain's optimal count");
-  cmd->add_option("--active-chunks", options->active_chunks, "chunks in flight per dimension, default 1");
-  cmd->add_option("--endpoint-delay", options->endpoint_delay, "local overhead per message, e.g. 10ns (default 0)");
-  cmd->add_option("--reduction-bandwidth", options->reduction_bandwidth,
+  cmd->add_option("--active-chunks", options->request.active_chunks, "chunks in flight per dimension, default 1");
+  cmd->add_option("--endpoint-delay", options->request.endpoint_delay,
+                  "local overhead per message, e.g. 10ns (default 0)");
+  cmd->add_option("--reduction-bandwidth", options->request.reduction_bandwidth,
                   "local memory bandwidth for reductions, e.g. 1600GB/s (default: free)");
-  cmd->add_option("--evaluation", options->evaluation, "auto | symmetric | schedule (default auto)");
-  cmd->add_option("--model", options->model, network_models().help());
+  cmd->add_option("--evaluation", options->request.evaluation, "auto | symmetric | schedule (default auto)");
+  cmd->add_option("--model", options->request.model, network_models().help());
   cmd->add_option("--link-stats", options->link_stats, "write per-link statistics (aware, flow) to this CSV file");
   cmd->add_flag("--json", options->json, "print one JSON object");
   add_sweep_flags(*cmd, options->sweep, true);

@@ -13,37 +13,17 @@ namespace chorus::python {
 
 namespace {
 
-struct CollectiveArgs {
-  std::string model, system, algorithm, composition;
-  std::optional<uint32_t> splits;
-  uint32_t active_chunks = 1;
-  std::string endpoint_delay, reduction_bandwidth, evaluation, link_stats;
-};
-
-py::object collective(const Topology& topology, const std::string& kind, const std::string& size,
-                      const CollectiveArgs& a, const SynthOptions* synth) {
-  CollectiveRequest q;
-  q.kind = collective_kind_argument(kind);
-  q.size = parse_size(size, Argument{"size"});
-  q.model = a.model;
-  q.system = a.system;
-  q.algorithm = a.algorithm;
-  q.composition = a.composition;
-  q.splits = a.splits;
-  q.active_chunks = a.active_chunks;
-  q.endpoint_delay = a.endpoint_delay;
-  q.reduction_bandwidth = a.reduction_bandwidth;
-  q.evaluation = a.evaluation;
-  q.collect_link_stats = !a.link_stats.empty();
-  if (synth)
-    q.synth = *synth;
+// `q` holds the keyword arguments as given (the same CollectiveRequest the CLI parses its options into);
+// `link_stats` is the CSV path, "" for none.
+py::object collective(const Topology& topology, CollectiveRequest q, const std::string& link_stats) {
+  q.collect_link_stats = !link_stats.empty();
   CollectiveOutcome outcome;
   {
     py::gil_scoped_release release;
     outcome = run_collective_request(topology, q);
   }
   if (outcome.links)
-    write_link_stats_csv(a.link_stats, topology, *outcome.links, outcome.summary.time);
+    write_link_stats_csv(link_stats, topology, *outcome.links, outcome.summary.time);
   return to_python(to_json(outcome.summary));
 }
 
@@ -72,13 +52,21 @@ void register_collectives(py::module_& m) {
          std::optional<uint32_t> chunks, uint64_t seed, const std::string& priority, const std::vector<uint32_t>& npus,
          const std::vector<std::pair<uint32_t, uint32_t>>& fail_links, const std::vector<uint32_t>& fail_npus,
          uint32_t root) {
-        const CollectiveArgs a{model,         system,         algorithm,           composition, splits,
-                               active_chunks, endpoint_delay, reduction_bandwidth, evaluation,  link_stats};
-        if (algorithm != "synth")
-          return collective(topology, kind, size, a, nullptr);
-        const SynthOptions s = synth_options(collective_kind_argument(kind), parse_size(size, Argument{"size"}), chunks,
-                                             seed, priority, npus, fail_links, fail_npus, root);
-        return collective(topology, kind, size, a, &s);
+        CollectiveRequest q;
+        q.kind = collective_kind_argument(kind);
+        q.size = parse_size(size, Argument{"size"});
+        q.model = model;
+        q.system = system;
+        q.algorithm = algorithm;
+        q.composition = composition;
+        q.splits = splits;
+        q.active_chunks = active_chunks;
+        q.endpoint_delay = endpoint_delay;
+        q.reduction_bandwidth = reduction_bandwidth;
+        q.evaluation = evaluation;
+        if (algorithm == "synth")
+          q.synth = synth_options(q.kind, q.size, chunks, seed, priority, npus, fail_links, fail_npus, root);
+        return collective(topology, std::move(q), link_stats);
       },
       "Run one collective (use chorus.collective).");
   m.def("_bound", &bound, "Lower bounds of a collective (use chorus.bound).");
