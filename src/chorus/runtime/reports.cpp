@@ -33,18 +33,29 @@ CollectiveBandwidth bandwidth(const CollectiveReport& c) {
       collective_bandwidth(kind.value_or(CollectiveKind::AllReduce), c.nccl_size, c.npus, c.end - c.start);
   return kind ? bw : CollectiveBandwidth{bw.algbw_GBps, 0.0};
 }
-double algbw_gbps(const CollectiveReport& c) {
-  return bandwidth(c).algbw_GBps;
-}
-double busbw_gbps(const CollectiveReport& c) {
-  return bandwidth(c).busbw_GBps;
-}
 
-// "1" when the collective's time is at least its physical lower bound, "0" when below it, "" without a bound.
-const char* feasible_text(const CollectiveReport& c) {
-  if (c.lower_bound == Time::zero())
-    return "";
-  return below_bound(c) ? "0" : "1";
+// What the reports say about one collective instance, in their units: summary.json's class rows (for the class's
+// first instance), collectives.csv's rows (which Python's run.collectives reads) and the printed table are all
+// built from it, so they cannot disagree.
+struct CollectiveRecord {
+  std::string type;
+  int64_t comm_size = 0;
+  uint32_t group_npus = 0;
+  double duration_ns = 0;
+  CollectiveBandwidth bandwidth;
+  double lower_bound_ns = 0;
+  const char* feasible = "";  // "1": at least its physical lower bound, "0": below it, "": no bound computed
+};
+
+CollectiveRecord record_of(const CollectiveReport& c) {
+  const char* feasible = c.lower_bound == Time::zero() ? "" : (below_bound(c) ? "0" : "1");
+  return CollectiveRecord{chakra::to_string(c.type),
+                          c.comm_size.count(),
+                          c.npus,
+                          ns(c.end - c.start),
+                          bandwidth(c),
+                          ns(c.lower_bound),
+                          feasible};
 }
 
 }  // namespace
@@ -134,17 +145,17 @@ nlohmann::json summary_json(const ReportContext& context) {
   j["per_npu"] = std::move(per_npu);
   nlohmann::json classes = nlohmann::json::array();
   for (const auto& [key, k] : classify(r)) {
-    const CollectiveReport& c = *k.example;
-    classes.push_back({{"type", chakra::to_string(c.type)},
-                       {"comm_size", c.comm_size.count()},
-                       {"group_npus", c.npus},
-                       {"algorithm", c.algorithm},
+    const CollectiveRecord c = record_of(*k.example);
+    classes.push_back({{"type", c.type},
+                       {"comm_size", c.comm_size},
+                       {"group_npus", c.group_npus},
+                       {"algorithm", k.example->algorithm},
                        {"count", k.count},
-                       {"duration_ns", ns(c.end - c.start)},
+                       {"duration_ns", c.duration_ns},
                        {"total_ns", ns(k.total)},
-                       {"algbw_GBps", algbw_gbps(c)},
-                       {"busbw_GBps", busbw_gbps(c)},
-                       {"lower_bound_ns", ns(c.lower_bound)},
+                       {"algbw_GBps", c.bandwidth.algbw_GBps},
+                       {"busbw_GBps", c.bandwidth.busbw_GBps},
+                       {"lower_bound_ns", c.lower_bound_ns},
                        {"below_bound_count", k.below_bound},
                        {"feasible", k.below_bound == 0}});
   }
@@ -164,11 +175,12 @@ void write_collectives_csv(const std::string& path, const ReportContext& context
   const auto& groups = context.workload.groups;
   for (size_t i = 0; i < context.report.collectives.size(); ++i) {
     const CollectiveReport& c = context.report.collectives[i];
+    const CollectiveRecord rec = record_of(c);
     // RFC 4180: group names come from the user's comm_groups.json and may hold commas or quotes.
-    fmt::print(f.get(), "{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{},{}\n", i, chakra::to_string(c.type),
-               csv_field(groups[c.group].name), c.npus, c.comm_size.count(), csv_field(c.algorithm), ns(c.first_issue),
-               ns(c.start), ns(c.end), ns(c.end - c.start), algbw_gbps(c), busbw_gbps(c), ns(c.lower_bound),
-               feasible_text(c), c.node_id);
+    fmt::print(f.get(), "{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{},{},{}\n", i, rec.type,
+               csv_field(groups[c.group].name), rec.group_npus, rec.comm_size, csv_field(c.algorithm),
+               ns(c.first_issue), ns(c.start), ns(c.end), rec.duration_ns, rec.bandwidth.algbw_GBps,
+               rec.bandwidth.busbw_GBps, rec.lower_bound_ns, rec.feasible, c.node_id);
   }
 }
 
@@ -203,10 +215,10 @@ void print_report(std::ostream& out, const ReportContext& context) {
   out << fmt::format("\n{:<15} {:>14} {:>6} {:>7} {:<18} {:>14} {:>10} {:>10} {:>14}\n", "collective", "comm_size",
                      "npus", "count", "algorithm", "each_ns", "algbw_GBps", "busbw_GBps", "bound_ns");
   for (const auto& [key, k] : classify(r)) {
-    const CollectiveReport& c = *k.example;
-    out << fmt::format("{:<15} {:>14} {:>6} {:>7} {:<18} {:>14.3f} {:>10.3f} {:>10.3f} {:>14.3f}\n",
-                       chakra::to_string(c.type), c.comm_size.count(), c.npus, k.count, c.algorithm,
-                       ns(c.end - c.start), algbw_gbps(c), busbw_gbps(c), ns(c.lower_bound));
+    const CollectiveRecord c = record_of(*k.example);
+    out << fmt::format("{:<15} {:>14} {:>6} {:>7} {:<18} {:>14.3f} {:>10.3f} {:>10.3f} {:>14.3f}\n", c.type,
+                       c.comm_size, c.group_npus, k.count, k.example->algorithm, c.duration_ns, c.bandwidth.algbw_GBps,
+                       c.bandwidth.busbw_GBps, c.lower_bound_ns);
   }
   if (r.fused_ops.empty())
     return;
