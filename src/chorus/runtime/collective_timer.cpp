@@ -77,9 +77,15 @@ TimedCollective CollectiveTimer::run(CommType type, Bytes bytes, const Topology&
   return timed;
 }
 
+const CollectiveTimer::RingShape& CollectiveTimer::cached_ring_shape(const std::vector<uint32_t>& members) {
+  if (const auto it = ring_shapes_.find(members); it != ring_shapes_.end())
+    return it->second;
+  return ring_shapes_.emplace(members, ring_shape(members)).first->second;
+}
+
 const TimedCollective& CollectiveTimer::time(CommType type, Bytes bytes, const std::vector<uint32_t>& members) {
   const bool whole = members.size() == topology_.npu_count();
-  const RingShape shape = whole ? RingShape{} : ring_shape(members);
+  const RingShape shape = whole ? RingShape{} : cached_ring_shape(members);
   const Key key{type, bytes, whole, shape};
   if (const auto it = cache_.find(key); it != cache_.end())
     return it->second;

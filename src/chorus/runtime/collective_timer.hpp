@@ -66,12 +66,15 @@ class CollectiveTimer {
   using Key = std::tuple<chakra::CommType, Bytes, bool, RingShape>;
 
   RingShape ring_shape(const std::vector<uint32_t>& members) const;
+  const RingShape& cached_ring_shape(const std::vector<uint32_t>& members);
   TimedCollective run(chakra::CommType type, Bytes bytes, const Topology& topology, bool whole_network) const;
 
   const Topology& topology_;
   CollectiveTimerOptions options_;
   std::unique_ptr<MessageCost> cost_;
   std::map<Key, TimedCollective> cache_;
+  // Per member list: a group issues many collectives, and its shape costs 2 x members message delays.
+  std::map<std::vector<uint32_t>, RingShape> ring_shapes_;
 };
 
 // The simulated kinds (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL) as chorus collective kinds.
