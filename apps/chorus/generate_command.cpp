@@ -123,9 +123,12 @@ LlmTrainingSpec llm_spec(const LlmOptions& o) {
   spec.mem_bw_gbps = o.mem_bw.value_or(gpu->mem_bw_gbps);
   spec.cp = o.cp;
   spec.ep = o.ep;
-  const std::pair<const char*, llm::Fsdp> stages[] = {
-      {"none", llm::Fsdp::kNone}, {"zero1", llm::Fsdp::kZero1}, {"zero2", llm::Fsdp::kZero2}, {"zero3", llm::Fsdp::kZero3}};
-  const auto* stage = std::find_if(std::begin(stages), std::end(stages), [&](const auto& p) { return o.fsdp == p.first; });
+  const std::pair<const char*, llm::Fsdp> stages[] = {{"none", llm::Fsdp::kNone},
+                                                      {"zero1", llm::Fsdp::kZero1},
+                                                      {"zero2", llm::Fsdp::kZero2},
+                                                      {"zero3", llm::Fsdp::kZero3}};
+  const auto* stage =
+      std::find_if(std::begin(stages), std::end(stages), [&](const auto& p) { return o.fsdp == p.first; });
   if (stage == std::end(stages))
     throw Error("", "--fsdp", fmt::format("is '{}'; expected none, zero1, zero2 or zero3", o.fsdp));
   spec.fsdp = stage->second;

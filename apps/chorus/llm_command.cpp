@@ -7,7 +7,8 @@
 //   chorus llm validate [--json]
 //   chorus llm systems  [--show NAME]
 //   chorus llm infer    --model M.json --system S --gpus 8 --prompt 2048 --output 256 --batch 64 [--tp --pp --ep]
-// --system takes a preset name (a100-40gb, a100-80gb, h100-80gb, h200, b200, mi300x) or a system JSON file.
+// --system takes a preset name (a100-40gb, a100-80gb, h100-80gb, h200, b200, mi300x, and a100-80gb-datasheet,
+// h100-80gb-datasheet: the two calibrated presets before calibration) or a system JSON file.
 // Inputs are Calculon's JSON files; see src/chorus/llm/*.hpp for the model and docs/llm.md for its use.
 #include <cstdio>
 #include <fstream>
@@ -119,7 +120,7 @@ std::string top_line(size_t i, const llm::Candidate& c) {
          (e.expert_par > 1 ? fmt::format(" ep{}", e.expert_par) : std::string()) +
          (e.context_par > 1 ? fmt::format(" cp{}", e.context_par) : std::string()) +
          (e.fsdp == llm::Fsdp::kZero2 || e.fsdp == llm::Fsdp::kZero3 ? fmt::format(" {}", llm::to_string(e.fsdp))
-                                                                      : std::string());
+                                                                     : std::string());
 }
 
 void run_search(const SearchOptions& o) {

@@ -37,9 +37,9 @@ TEST(LlmSearchDims, ToySpaceCountedByHand) {
   // network for DP: 22. ZeRO stages: Calculon's optimizer sharding on/off (2), with --fsdp also ZeRO-2 and -3 (4).
   const Application app = toy();
   const System sys = one_tier();
-  EXPECT_EQ(search_space_size(app, sys, 4, 4), 22 * 2 * 1);                                  // Calculon: CP 1 only
+  EXPECT_EQ(search_space_size(app, sys, 4, 4), 22 * 2 * 1);                                   // Calculon: CP 1 only
   EXPECT_EQ(search_space_size(app, sys, 4, 4, {.context_par = true}), 22 * 2 * (1 + 2 + 3));  // 264
-  EXPECT_EQ(search_space_size(app, sys, 4, 4, {.fsdp = true}), 22 * 4 * 1);                  // 88
+  EXPECT_EQ(search_space_size(app, sys, 4, 4, {.fsdp = true}), 22 * 4 * 1);                   // 88
   EXPECT_EQ(search_space_size(app, sys, 4, 4, {.context_par = true, .fsdp = true}), 22 * 4 * (1 + 2 + 3));  // 528
 }
 

@@ -49,7 +49,8 @@ LlmTrainingSpec spec(const llm::Application& m, uint32_t dp, uint32_t tp, uint32
 }
 
 size_t count_type(const chakra::ChakraTrace& t, NodeType type) {
-  return static_cast<size_t>(std::count_if(t.nodes.begin(), t.nodes.end(), [&](const auto& n) { return n.type == type; }));
+  return static_cast<size_t>(
+      std::count_if(t.nodes.begin(), t.nodes.end(), [&](const auto& n) { return n.type == type; }));
 }
 
 size_t count_coll(const chakra::ChakraTrace& t, CommType c) {

@@ -43,8 +43,8 @@ struct Task {
   std::vector<int64_t> microbatches;
   int64_t size = 0;  // configurations in this task
   uint64_t index = 0;
-  int64_t ep = 1;  // expert parallelism (MoE models only; divides dp and the experts)
-  int64_t cp = 1;  // context parallelism (SearchDims::context_par)
+  int64_t ep = 1;           // expert parallelism (MoE models only; divides dp and the experts)
+  int64_t cp = 1;           // context parallelism (SearchDims::context_par)
   Fsdp zero = Fsdp::kNone;  // kZero1 exactly when `sharding`
   int64_t grad_group() const { return dp * cp; }
 };

@@ -565,8 +565,8 @@ class RankTraceBuilder {
       if (spec_.fsdp == llm::Fsdp::kZero2 && spec_.grad_group() > 1) {
         collective("dp_all_gather_parameters", CommType::AllGather, stage / spec_.grad_group(), dp_group_);
         if (expert_group)
-          collective("dp_all_gather_parameters.experts", CommType::AllGather,
-                     experts / (spec_.grad_group() / spec_.ep), expert_dp_group_);
+          collective("dp_all_gather_parameters.experts", CommType::AllGather, experts / (spec_.grad_group() / spec_.ep),
+                     expert_dp_group_);
       }
       return;
     }
