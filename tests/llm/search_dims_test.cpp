@@ -1,9 +1,12 @@
 // The search's extra dimensions (SearchDims): context parallelism and the ZeRO stages, on a toy case small enough
 // to enumerate by hand, and the search's best checked against a brute force over that enumeration.
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "chorus/llm/search.hpp"
 #include "chorus/llm/system_presets.hpp"
+#include "llm_test_util.hpp"
 
 namespace chorus::llm {
 namespace {
@@ -136,6 +139,25 @@ TEST(LlmSearchDims, LongSequencesPickContextParallelism) {
   }
   EXPECT_GT(r.top[0].execution.context_par, 1);
   EXPECT_GT(r.top[0].sample_rate, calculon.top[0].sample_rate);
+}
+
+TEST(LlmSearchDims, CliFlagsReachTheSearch) {
+  // `llm search --context-par --fsdp --json` decides the extended space (its size from search_space_size) and
+  // reports CP and the ZeRO stage of each execution; the long-sequence model above picks CP 2.
+  const std::string model = ::testing::TempDir() + "long_seq_model.json";
+  std::ofstream(model) << R"({"hidden": 8192, "feedforward": 28672, "seq_size": 16384, "attn_heads": 64,
+      "kv_heads": 8, "attn_size": 128, "num_blocks": 8, "vocab": 0, "mlp": "swiglu"})";
+  const auto r = testing::run_chorus("llm search --model " + model +
+                                         " --system h100-80gb --gpus 8 --max-batch 8 --datatype bfloat16 --top 2 "
+                                         "--threads 1 --context-par --fsdp --json",
+                                     "search_dims_cli");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const System sys = resolve_system("h100-80gb");
+  EXPECT_EQ(j["evaluated"].get<int64_t>(),
+            search_space_size(read_application(model), sys, 8, 8, {.context_par = true, .fsdp = true}));
+  EXPECT_EQ(j["top"][0]["execution"]["context_par"], 2);
+  EXPECT_TRUE(j["top"][0]["execution"].contains("fsdp"));
 }
 
 }  // namespace

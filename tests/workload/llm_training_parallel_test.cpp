@@ -1,10 +1,13 @@
 // The LLM training generator's context parallelism (ring attention), mixture of experts with expert parallelism,
 // and ZeRO / FSDP, against node counts, sizes, peers and groups worked out by hand for a tiny model.
 #include <algorithm>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/runtime/runtime.hpp"
+#include "chorus/topology/generators.hpp"
 #include "chorus/workload/generators/llm_training.hpp"
 
 namespace chorus {
@@ -199,6 +202,52 @@ TEST(LlmTrainingParallel, Zero3GathersEachLayerAheadAndReduceScattersItsGradient
   EXPECT_EQ(count_coll(z2, CommType::ReduceScatter), 5u);
   // 4 x 49,984 + 2 x 8,192 = 216,320 weights, 432,640 bytes, each rank contributing half.
   EXPECT_EQ(named(z2, "dp_all_gather_parameters").comm_size, 216320);
+}
+
+TEST(LlmTrainingParallel, RingAttentionRunMatchesTheHandSchedule) {
+  // CP 2 on 2 ranks, one block, no LM head, 1 microbatch. At 0.065536 TFLOPS an attention chunk (327,680 FLOPs) is
+  // 5 us and the MLP (16 tokens: 1,048,576 FLOPs) 16 us; backward twice. Links: 1 GB/s, 1 us.
+  // Forward: the K/V send (4,096 bytes: 1 + 4.096 us) leaves at 0, chunk 0 runs 0-5, the K/V from the peer has
+  // arrived at 5.096, chunk 1 runs 5.096-10.096, the MLP to 26.096. Backward: MLP to 58.096; the K/V + gradient
+  // send (8,192 bytes, arriving at 67.288) leaves then, chunk 0 runs to 68.096, chunk 1 to 78.096. Then the
+  // gradient All-Reduce of 49,984 bf16 weights (99,968 bytes) over the 2 ranks: a reduce-scatter and an all-gather
+  // step of half of it each, 2 x (1 + 49.984) us = 101.968 us: finish 180.064 us.
+  LlmTrainingSpec s = spec(tiny_model(), 1, 1, 2);
+  s.model.num_blocks = 1;
+  s.model.vocab = 0;
+  s.peak_tflops = 0.065536;
+  const std::string dir = (std::filesystem::temp_directory_path() / "chorus_llm_ring_attention").string();
+  std::filesystem::remove_all(dir);
+  const Workload w = load_workload(write_llm_training(dir, s, false), dir + "/comm_groups.json");
+  const Topology t = fully_connected(2, LinkParams{Bandwidth::gb_per_s(1), Time::us(1)});
+  RuntimeOptions options;
+  options.lower_bounds = false;
+  const RunReport r = run_workload(w, t, options);
+  for (const auto& npu : r.npus) {
+    EXPECT_EQ(npu.compute, Time::us(2 * 5 + 16 + 2 * 10 + 32));
+    EXPECT_EQ(npu.finish, Time::ns(180064));
+  }
+}
+
+TEST(LlmTrainingParallel, AllParallelismsTogetherRunToTheEnd) {
+  // TP 2 x CP 2 x DP 2 (EP 2) x PP 2 with sequence parallelism and ZeRO-3, 2 microbatches: every send finds its
+  // receive and every collective its group, so each of the 16 ranks finishes, and ranks of one TP group (same
+  // work, same messages) finish together.
+  LlmTrainingSpec s = spec(tiny_moe(), 2, 2, 2, 2);
+  s.pp = 2;
+  s.microbatches = 2;
+  s.sequence_parallel = true;
+  s.fsdp = llm::Fsdp::kZero3;
+  const std::string dir = (std::filesystem::temp_directory_path() / "chorus_llm_all_parallel").string();
+  std::filesystem::remove_all(dir);
+  const Workload w = load_workload(write_llm_training(dir, s, false), dir + "/comm_groups.json");
+  const RunReport r =
+      run_workload(w, fully_connected(16, LinkParams{Bandwidth::gb_per_s(100), Time::us(1)}), RuntimeOptions{});
+  ASSERT_EQ(r.npus.size(), 16u);
+  for (uint32_t rank = 0; rank < 16; ++rank) {
+    EXPECT_GT(r.npus[rank].finish, Time::zero()) << rank;
+    EXPECT_EQ(r.npus[rank].finish, r.npus[rank ^ 1].finish) << rank;  // TP partner: rank differs in the last bit
+  }
 }
 
 TEST(LlmTrainingParallel, BadSpecsNameTheArgument) {
