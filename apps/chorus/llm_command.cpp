@@ -2,11 +2,13 @@
 //
 //   chorus llm run      --model M.json --system S.json --exec E.json [--json]
 //   chorus llm search   --model M.json --system S.json --gpus 1024 --max-batch 1536 [--top 20] [--threads N]
+//                       [--context-par] [--fsdp]
 //                       [--csv all.csv] [--datatype float16] [--json]
 //   chorus llm validate [--json]
 //   chorus llm systems  [--show NAME]
 //   chorus llm infer    --model M.json --system S --gpus 8 --prompt 2048 --output 256 --batch 64 [--tp --pp --ep]
-// --system takes a preset name (a100-40gb, a100-80gb, h100-80gb, h200, b200, mi300x) or a system JSON file.
+// --system takes a preset name (a100-40gb, a100-80gb, h100-80gb, h200, b200, mi300x, and a100-80gb-datasheet,
+// h100-80gb-datasheet: the two calibrated presets before calibration) or a system JSON file.
 // Inputs are Calculon's JSON files; see src/chorus/llm/*.hpp for the model and docs/llm.md for its use.
 #include <cstdio>
 #include <fstream>
@@ -51,6 +53,8 @@ struct SearchOptions {
   std::string datatype = "float16";
   bool json = false;
   bool no_prune = false;
+  bool context_par = false;
+  bool fsdp = false;
 };
 
 struct InferOptions {
@@ -113,7 +117,10 @@ std::string top_line(size_t i, const llm::Candidate& c) {
              e.optimizer_sharding, llm::to_string(e.tp_overlap), e.data_par_overlap, e.seq_par_ag_redo,
              e.weight_offload, e.activations_offload, e.optimizer_offload, e.tensor_par_net, e.pipeline_par_net,
              e.data_par_net, c.stats.memory.tier1 / 1073741824.0) +
-         (e.expert_par > 1 ? fmt::format(" ep{}", e.expert_par) : std::string());
+         (e.expert_par > 1 ? fmt::format(" ep{}", e.expert_par) : std::string()) +
+         (e.context_par > 1 ? fmt::format(" cp{}", e.context_par) : std::string()) +
+         (e.fsdp == llm::Fsdp::kZero2 || e.fsdp == llm::Fsdp::kZero3 ? fmt::format(" {}", llm::to_string(e.fsdp))
+                                                                     : std::string());
 }
 
 void run_search(const SearchOptions& o) {
@@ -138,6 +145,8 @@ void run_search(const SearchOptions& o) {
   spec.top_n = o.top;
   spec.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   spec.prune = !o.no_prune;
+  spec.dims.context_par = o.context_par;
+  spec.dims.fsdp = o.fsdp;
   spec.rank = group.rank();
   spec.ranks = group.size();
   std::unique_ptr<std::ofstream> csv;
@@ -386,6 +395,9 @@ void register_llm_command(CLI::App& app) {
   search->add_option("--datatype", search_opts->datatype, "datatype of the system to train in")->capture_default_str();
   search->add_flag("--json", search_opts->json, "print the top list and counts as JSON");
   search->add_flag("--no-prune", search_opts->no_prune, "time every configuration that fits (exhaustive check)");
+  search->add_flag("--context-par", search_opts->context_par,
+                   "also search context parallelism (every divisor of GPUs / (TP x PP) that divides seq_size)");
+  search->add_flag("--fsdp", search_opts->fsdp, "also search ZeRO-2 and ZeRO-3 (FSDP) beside none and ZeRO-1");
   search->callback([search_opts] { run_search(*search_opts); });
 
   auto validate_opts = std::make_shared<ValidateOptions>();
