@@ -16,6 +16,7 @@
 #include "chorus/core/parse_units.hpp"
 #include "chorus/llm/inputs.hpp"
 #include "chorus/llm/presets.hpp"
+#include "chorus/workload/generators/llm_symmetric.hpp"
 #include "chorus/workload/generators/llm_training.hpp"
 #include "chorus/workload/generators/microbench.hpp"
 #include "commands.hpp"
@@ -88,6 +89,7 @@ struct LlmOptions {
   std::optional<double> mem_bw;
   std::string out;
   bool gzip = false;
+  bool symmetric = false;  // classes.json + one trace per pipeline stage (llm_symmetric.hpp)
 };
 
 // A preset name, or a Calculon-format application JSON (examples/llm/*.json).
@@ -122,6 +124,13 @@ LlmTrainingSpec llm_spec(const LlmOptions& o) {
 
 void run_llm(const LlmOptions& o) {
   const LlmTrainingSpec spec = llm_spec(o);
+  if (o.symmetric) {
+    const std::string classes = write_llm_training_symmetric(o.out, spec, o.gzip);
+    std::cout << fmt::format("wrote {} with {} rank classes (one per pipeline stage) for {} NPUs\n", classes, spec.pp,
+                             spec.dp * spec.tp * spec.pp);
+    std::cout << fmt::format("simulate: chorus sim --workload {} --network NET.yml\n", o.out);
+    return;
+  }
   const std::unique_ptr<Progress> progress = terminal_progress(false);
   const std::string prefix = write_llm_training(o.out, spec, o.gzip, progress.get());
   const uint32_t npus = spec.dp * spec.tp * spec.pp;
@@ -155,6 +164,8 @@ void register_llm(CLI::App& generate) {
   cmd->add_option("--mem-bw", o->mem_bw, "memory bandwidth in GB/s (1e9 B/s; overrides --gpu)");
   cmd->add_option("--out", o->out, "output directory")->required();
   cmd->add_flag("--gzip", o->gzip, "gzip the .et files");
+  cmd->add_flag("--symmetric", o->symmetric,
+                "write one trace per pipeline stage and classes.json instead of one file per rank");
   cmd->callback([o] { run_llm(*o); });
 }
 

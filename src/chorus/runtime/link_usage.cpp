@@ -77,6 +77,25 @@ std::vector<std::pair<uint32_t, double>> LinkUsage::link_bytes(const std::vector
   return out;
 }
 
+std::vector<LinkShare> LinkUsage::shares(const std::vector<uint32_t>& members, const TimedCollective& timed) {
+  std::vector<LinkShare> out;
+  if (!timed.links)
+    return out;
+  gather(members, timed);
+  for (const uint32_t p : touched_)
+    out.push_back(LinkShare{p, scratch_.bytes[p], scratch_.busy[p], scratch_.peak_flows[p]});
+  clear_scratch();
+  return out;
+}
+
+void LinkUsage::add(const std::vector<LinkShare>& shares) {
+  for (const LinkShare& s : shares) {
+    stats_.bytes[s.link] += s.bytes;
+    stats_.busy[s.link] += s.busy;
+    stats_.peak_flows[s.link] = std::max(stats_.peak_flows[s.link], s.peak_flows);
+  }
+}
+
 void LinkUsage::add_message(uint32_t src, uint32_t dst, Bytes bytes) {
   for (const LinkId l : route(src, dst)) {
     stats_.bytes[l.value] += static_cast<double>(bytes.count());

@@ -21,6 +21,7 @@
 #include "chorus/runtime/collective_timer.hpp"
 #include "chorus/runtime/group_bound.hpp"
 #include "chorus/runtime/link_usage.hpp"
+#include "chorus/runtime/replicas.hpp"
 
 namespace chorus {
 
@@ -163,8 +164,10 @@ class Runtime {
         p2p_(make_message_cost(topology, options.system != nullptr ? AstraCompat::full() : AstraCompat{})),
         memory_(options.memory) {
     check_inputs();
-    if (wants_links())
+    if (wants_links()) {
       links_.emplace(topology);
+      replicas_.emplace(workload, *links_);
+    }
     if (options.lower_bounds)
       bounds_.emplace(topology);
     if (wants_contention())
@@ -362,7 +365,7 @@ class Runtime {
     }
     c.last_issue = now_;
     c.members.emplace_back(npu, node);
-    if (c.members.size() == group.npus.size()) {
+    if (c.members.size() == workload_.issuing_members(n.group)) {
       start_collective(n.group, c);
       collectives_.erase(it);
     }
@@ -425,11 +428,11 @@ class Runtime {
       if (bounds_)
         r.lower_bound = bounds_->bound(c.type, c.bytes, group.npus);
       if (links_)
-        links_->add_collective(group.npus, t);
+        replicas_->add_collective(group_index, t);
       if (contention_) {
         const size_t index = report_.collectives.size();
         report_.collectives.push_back(std::move(r));
-        start_contended(group.npus, t, duration, c.members, index);
+        start_contended(group_index, t, duration, c.members, index);
         return;
       }
     } else {
@@ -440,9 +443,9 @@ class Runtime {
     report_.collectives.push_back(std::move(r));
   }
 
-  void start_contended(const std::vector<uint32_t>& group, const TimedCollective& t, Time duration,
+  void start_contended(uint32_t group, const TimedCollective& t, Time duration,
                        const std::vector<std::pair<uint32_t, uint32_t>>& members, size_t report) {
-    const std::vector<EndChange>& changes = contention_->start(now_, duration, links_->link_bytes(group, t));
+    const std::vector<EndChange>& changes = contention_->start(now_, duration, replicas_->link_bytes(group, t));
     // The new collective is always among the changes; its id may reuse a finished one's slot.
     for (const EndChange& e : changes) {
       if (e.id >= contended_.size())
@@ -598,6 +601,7 @@ class Runtime {
   std::unique_ptr<MessageCost> p2p_;
   RemoteMemory memory_;
   std::optional<LinkUsage> links_;
+  std::optional<ReplicaLinks> replicas_;  // link loads of collectives with their replicas (symmetric workloads)
   std::optional<GroupBounds> bounds_;
   std::optional<CollectiveContention> contention_;
   std::vector<ContendedCollective> contended_;  // by contention id
@@ -739,7 +743,9 @@ std::string Runtime::deadlock_report() const {
 
 RunReport run_workload(const Workload& workload, const Topology& topology, const RuntimeOptions& options) {
   Runtime runtime(workload, topology, options);
-  return runtime.run();
+  RunReport report = runtime.run();
+  expand_class_reports(workload, report);
+  return report;
 }
 
 }  // namespace chorus

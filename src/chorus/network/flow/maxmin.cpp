@@ -56,6 +56,10 @@ void MaxMinSystem::remove_flow(uint32_t id) {
     const uint32_t moved = r.flows[last];
     r.flows[slot] = moved;
     r.flows.pop_back();
+    dirty_.push_back(resource);
+    if (moved == id && slot == last)
+      continue;  // this very listing was last: nothing moved (without this check, removing a flow alone on its n
+                 // resources scanned its own n listings n times)
     // The moved entry is the listing of `moved` (possibly this flow, if it crosses the resource twice) that sat
     // in the last slot.
     Flow& m = flows_[moved];
@@ -65,7 +69,6 @@ void MaxMinSystem::remove_flow(uint32_t id) {
         break;
       }
     }
-    dirty_.push_back(resource);
   }
   Flow& f = flows_[id];
   f.active = false;

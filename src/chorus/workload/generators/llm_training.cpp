@@ -65,8 +65,12 @@ void validate(const LlmTrainingSpec& spec) {
                 fmt::format("{} does not divide the model's attn_heads {}, kv_heads {} and feedforward {}", spec.tp,
                             m.attn_heads, m.kv_heads, m.feedforward));
   }
-  if (m.num_blocks % spec.pp != 0)
-    throw Error("", Argument{"pp"}, fmt::format("{} does not divide the model's num_blocks {}", spec.pp, m.num_blocks));
+  if (m.num_blocks % spec.pp != 0 && ((m.num_blocks + 2) % spec.pp != 0 || (m.num_blocks + 2) / spec.pp < 2)) {
+    throw Error("", Argument{"pp"},
+                fmt::format("{} divides neither the model's num_blocks {} nor num_blocks + 2 (the first and last "
+                            "stages one layer short, as Llama 3 405B's 126 layers on 16 stages)",
+                            spec.pp, m.num_blocks));
+  }
   if (spec.sequence_parallel && m.seq_size * spec.microbatch_size % spec.tp != 0) {
     throw Error(
         "", Argument{"sequence_parallel"},
@@ -133,9 +137,19 @@ int64_t pipeline_message_bytes(const LlmTrainingSpec& spec) {
   return spec.sequence_parallel ? full / spec.tp : full;
 }
 
+StageLayers stage_layers(const LlmTrainingSpec& spec, uint32_t stage) {
+  const auto blocks = static_cast<uint32_t>(spec.model.num_blocks);
+  if (blocks % spec.pp == 0)
+    return StageLayers{stage * (blocks / spec.pp), blocks / spec.pp};
+  // num_blocks + 2 = pp * full: the first and the last stage hold full - 1 layers (validate() checked it).
+  const uint32_t full = (blocks + 2) / spec.pp;
+  const uint32_t first = stage == 0 ? 0 : stage * full - 1;
+  return StageLayers{first, stage == 0 || stage + 1 == spec.pp ? full - 1 : full};
+}
+
 int64_t stage_gradient_bytes(const LlmTrainingSpec& spec, uint32_t stage) {
   const llm::Application& m = spec.model;
-  const double layers = d(m.num_blocks) / spec.pp;
+  const double layers = stage_layers(spec, stage).count;
   double params = layers * m.block_weight_count() / spec.tp;
   const double embedding = d(m.vocab) * d(m.hidden) / spec.tp;
   if (stage == 0)
@@ -211,7 +225,7 @@ class RankTraceBuilder {
   RankTraceBuilder(const LlmTrainingSpec& spec, uint32_t rank)
       : spec_(spec),
         at_(rank_coords(spec, rank)),
-        layers_(static_cast<uint32_t>(spec.model.num_blocks / spec.pp)),
+        layers_(stage_layers(spec, at_.pp)),
         work_(layer_forward_work(spec)),
         tp_group_(tp_group_name(spec, at_)),
         dp_group_(dp_group_name(spec, at_)) {
@@ -240,8 +254,8 @@ class RankTraceBuilder {
   void forward(uint32_t mb) {
     if (!first_stage())
       receive(neighbour(-1), activation_tag(mb), fmt::format("mb{}.recv_activation", mb));
-    for (uint32_t l = 0; l < layers_; ++l) {
-      const uint32_t layer = at_.pp * layers_ + l;
+    for (uint32_t l = 0; l < layers_.count; ++l) {
+      const uint32_t layer = layers_.first + l;
       tensor_parallel_half(fmt::format("mb{}.L{}.attn.fwd", mb, layer), work_.attention, 1);
       tensor_parallel_half(fmt::format("mb{}.L{}.mlp.fwd", mb, layer), work_.mlp, 1);
     }
@@ -256,8 +270,8 @@ class RankTraceBuilder {
       receive(neighbour(1), gradient_tag(mb), fmt::format("mb{}.recv_gradient", mb));
     if (last_stage() && spec_.model.vocab > 0)
       compute(fmt::format("mb{}.head.bwd", mb), head_forward_work(spec_), 2);
-    for (uint32_t l = layers_; l-- > 0;) {
-      const uint32_t layer = at_.pp * layers_ + l;
+    for (uint32_t l = layers_.count; l-- > 0;) {
+      const uint32_t layer = layers_.first + l;
       tensor_parallel_half(fmt::format("mb{}.L{}.mlp.bwd", mb, layer), work_.mlp, 2);
       tensor_parallel_half(fmt::format("mb{}.L{}.attn.bwd", mb, layer), work_.attention, 2);
     }
@@ -340,7 +354,7 @@ class RankTraceBuilder {
 
   const LlmTrainingSpec& spec_;
   RankCoords at_;
-  uint32_t layers_;
+  StageLayers layers_;
   LayerWork work_;
   std::string tp_group_;
   std::string dp_group_;
