@@ -642,6 +642,8 @@ std::string Runtime::waiting_reason(uint32_t npu, uint32_t node) const {
     int listed = 0;
     int absent = 0;
     for (uint32_t member : group.npus) {
+      if (workload_.symmetry && !workload_.symmetry->is_representative(member))
+        continue;  // copies of a representative issue nothing themselves
       const auto it = executors_[member].collectives_issued.find(n.group);
       if (it != executors_[member].collectives_issued.end() && it->second > k)
         continue;
