@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -39,6 +40,14 @@ LlmTrainingSpec spec_of(uint32_t tp, uint32_t pp, uint32_t dp, uint32_t microbat
   s.peak_tflops = 0.5;  // microsecond-scale compute next to microsecond-scale messages
   s.mem_bw_gbps = 100;
   return s;
+}
+
+Topology network(const std::string& spec) {
+  TopologyRequest r;
+  r.spec = spec;
+  r.bandwidths = {Bandwidth::gb_per_s(10)};
+  r.latencies = {Time::us(1)};
+  return load_topology(r);
 }
 
 fs::path scratch(const std::string& name) {
@@ -115,7 +124,7 @@ TEST(SymmetricWorkload, SameResultsAsTheFullSimulation) {
   for (const Case& c : cases) {
     const LlmTrainingSpec spec = spec_of(c.tp, c.pp, c.dp, 2 * c.pp);
     const Pair p = write_both(spec, fmt::format("{}_{}_{}", c.tp, c.pp, c.dp));
-    const Topology t = load_topology(c.topology, Bandwidth::gb_per_s(10), Time::us(1));
+    const Topology t = network(c.topology);
     for (const auto& [model, contention] :
          {std::pair{NetworkModelKind::Unaware, false}, std::pair{NetworkModelKind::Aware, false},
           std::pair{NetworkModelKind::Flow, true}}) {
@@ -153,7 +162,7 @@ TEST(SymmetricWorkload, ContentionOfTheReplicasIsCounted) {
   // see no one to share with; with its replica's demand added it gets what the full simulation gives.
   const LlmTrainingSpec spec = spec_of(2, 1, 4, 1);
   const Pair p = write_both(spec, "contention");
-  const Topology t = load_topology("ring:8", Bandwidth::gb_per_s(10), Time::us(1));
+  const Topology t = network("ring:8");
   const RunReport isolated = run_workload(p.symmetric, t, options_for(NetworkModelKind::Flow, false));
   const RuntimeOptions o = options_for(NetworkModelKind::Flow, true);
   const RunReport full = run_workload(p.full, t, o);
@@ -177,10 +186,13 @@ TEST(Llama3Preset, ShapeFromThePaper) {
   EXPECT_EQ(m->attn_size, 128);
   EXPECT_EQ(m->vocab, 128256);
   EXPECT_EQ(m->seq_size, 8192);
-  // Parameters: per layer 2*h*q + 2*h*kv (attention) + 3*h*f (SwiGLU) = 536,870,912 + 67,108,864 + 2,617,245,696
-  // = 3,221,225,472; x 126 = 405.87 B, plus 2 x 128256 x 16384 embeddings = 4.2 B: "405B".
-  const double per_layer = 2.0 * 16384 * 16384 + 2.0 * 16384 * 1024 + 3.0 * 16384 * 53248;
-  EXPECT_DOUBLE_EQ(per_layer, 3221225472.0);
+  // Parameters: per layer 2*h*q (Q and output projections) + 2*h*kv (K and V, 8 heads of 128) + 3*h*f (SwiGLU)
+  // = 536,870,912 + 33,554,432 + 2,617,245,696 = 3,187,671,040; x 126 = 401.65 B, plus the input and output
+  // embeddings 2 x 128256 x 16384 = 4.20 B: 405.85 B, the paper's "405B".
+  const double per_layer = 2.0 * m->hidden * m->attn_heads * m->attn_size +
+                           2.0 * m->hidden * m->kv_heads * m->attn_size + 3.0 * m->hidden * m->feedforward;
+  EXPECT_DOUBLE_EQ(per_layer, 3187671040.0);
+  EXPECT_NEAR((126 * per_layer + 2.0 * m->vocab * m->hidden) / 1e9, 405.85, 0.005);
 }
 
 TEST(Llama3Preset, SixteenStagesHoldSevenEightsAndSeven) {
@@ -289,6 +301,12 @@ TEST_F(BadClasses, PeerIsNotARepresentative) {
   expect_error({"node", "sends to rank 8 of class 'stage 1', whose representative is rank 9"});
 }
 
+TEST_F(BadClasses, PeerClassOfAnotherSize) {
+  json_["classes"][0]["ranks"][0]["count"] = 7;  // stage 0: ranks 0-6, stage 1: ranks 7-15 (representative 8)
+  json_["classes"][1]["ranks"][0] = {{"start", 7}, {"count", 9}, {"stride", 1}};
+  expect_error({"node", "class 'stage 1' (9 ranks, representative at position 1)", "class 'stage 0' has 7 ranks"});
+}
+
 TEST_F(BadClasses, UndefinedGroup) {
   json_["groups"].erase("1");
   expect_error({"pg_name", "'1'", "classes.json"});
@@ -297,6 +315,11 @@ TEST_F(BadClasses, UndefinedGroup) {
 TEST_F(BadClasses, WrongVersion) {
   json_["symmetric_workload"] = 2;
   expect_error({"classes.json", "symmetric_workload", "is 2"});
+}
+
+TEST_F(BadClasses, TooManyRanks) {
+  json_["npus"] = 1 << 22;  // would need a record per rank before the network could say it has 16 NPUs
+  expect_error({"classes.json", "npus", "at most 2097152"});
 }
 
 TEST_F(BadClasses, MissingTrace) {

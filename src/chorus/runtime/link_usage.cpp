@@ -96,13 +96,17 @@ void LinkUsage::add(const std::vector<LinkShare>& shares) {
   }
 }
 
-void LinkUsage::add_message(uint32_t src, uint32_t dst, Bytes bytes) {
+void LinkUsage::message_shares(uint32_t src, uint32_t dst, Bytes bytes, std::vector<LinkShare>& out) const {
   for (const LinkId l : route(src, dst)) {
-    stats_.bytes[l.value] += static_cast<double>(bytes.count());
-    stats_.busy[l.value] +=
-        Time::from_seconds(static_cast<double>(bytes.count()) / topology_.link_bandwidth(l).bytes_per_second());
-    stats_.peak_flows[l.value] = std::max(stats_.peak_flows[l.value], 1u);
+    const double b = static_cast<double>(bytes.count());
+    out.push_back(LinkShare{l.value, b, Time::from_seconds(b / topology_.link_bandwidth(l).bytes_per_second()), 1});
   }
+}
+
+void LinkUsage::add_message(uint32_t src, uint32_t dst, Bytes bytes) {
+  std::vector<LinkShare> shares;
+  message_shares(src, dst, bytes, shares);
+  add(shares);
 }
 
 }  // namespace chorus

@@ -49,6 +49,8 @@ class LinkUsage {
   // The collective's contribution per physical link, without adding it; add() adds such a list as add_collective does.
   std::vector<LinkShare> shares(const std::vector<uint32_t>& members, const TimedCollective& timed);
   void add(const std::vector<LinkShare>& shares);
+  // A point-to-point message's contribution, appended to `out` (add_message() adds it directly).
+  void message_shares(uint32_t src, uint32_t dst, Bytes bytes, std::vector<LinkShare>& out) const;
   const LinkStats& stats() const { return stats_; }
 
  private:

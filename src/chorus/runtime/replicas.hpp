@@ -7,6 +7,7 @@
 // whose demand on each link is that of all its replicas together. That is exact wherever the replicas get equal
 // shares in the full simulation (they do when the classes are equivalent, the premise of a symmetric workload):
 // max-min fairness raises equal flows together, so their sum meets every link's capacity when theirs do.
+// A message between representatives is copied between the members at the same positions of their classes.
 // For an ordinary workload (one replica per group) this is the group's own load, cached per distinct collective.
 //
 //   ReplicaLinks replicas(workload, usage);
@@ -15,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -31,6 +33,9 @@ class ReplicaLinks {
   const std::vector<std::pair<uint32_t, double>>& link_bytes(uint32_t group, const TimedCollective& timed);
   // Adds the collective and its replicas to the link statistics.
   void add_collective(uint32_t group, const TimedCollective& timed);
+  // Adds a point-to-point message between representatives and its copies between the members at the same
+  // positions of their classes (rank_classes.hpp).
+  void add_message(uint32_t src, uint32_t dst, Bytes bytes);
 
  private:
   struct Load {
@@ -42,6 +47,7 @@ class ReplicaLinks {
   const Workload& workload_;
   LinkUsage& usage_;
   std::map<std::pair<uint32_t, const TimedCollective*>, Load> cache_;
+  std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::vector<LinkShare>> messages_;
 };
 
 // In a symmetric workload, every rank's NpuReport becomes its class representative's (the runtime ran only those).

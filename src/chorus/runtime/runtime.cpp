@@ -490,7 +490,7 @@ class Runtime {
     const auto dst = static_cast<uint32_t>(n.peer);
     const Time arrival = now_ + p2p_->delay(NodeId{npu}, NodeId{dst}, Bytes(n.bytes));
     if (links_)
-      links_->add_message(npu, dst, Bytes(n.bytes));
+      replicas_->add_message(npu, dst, Bytes(n.bytes));
     schedule(npu, node, arrival);
     Channel& ch = channels_[channel_key(npu, dst, n.tag)];
     if (!ch.posted.empty()) {

@@ -11,7 +11,6 @@
 
 #include "chorus/core/checked.hpp"
 #include "chorus/core/error.hpp"
-#include "chorus/core/limits.hpp"
 #include "chorus/io/json_file.hpp"
 
 namespace chorus {
@@ -22,6 +21,9 @@ using chakra::NodeType;
 namespace {
 
 constexpr int kFormatVersion = 1;
+// The runtime keeps a (mostly empty) graph and executor per rank, about 600 bytes each: 2^21 ranks stay near 1.3 GB,
+// where the general NPU limit (2^24) would let a one-line classes.json ask for 10 GB.
+constexpr uint64_t kMaxSymmetricNpus = uint64_t{1} << 21;
 
 // classes.json of a workload argument: the file itself, or the one in the directory.
 fs::path classes_path(const std::string& workload) {
@@ -49,7 +51,7 @@ class Reader {
       throw Error(path_, field, fmt::format("is {}; must be a non-negative integer", it->dump()));
     const uint64_t v = it->get<uint64_t>();
     if (v >= limit)
-      throw Error(path_, field, fmt::format("is {}; must be below {}", v, limit));
+      throw Error(path_, field, fmt::format("is {}; must be at most {}", v, limit - 1));
     return static_cast<uint32_t>(v);
   }
 
@@ -132,6 +134,7 @@ std::vector<uint32_t> partition(const Reader& in, std::vector<RankClass>& classe
         class_of[rank] = k;
         ++covered;
         ++classes[k].size;
+        classes[k].members.push_back(rank);
       }
     }
     if (class_of[classes[k].representative] != k) {
@@ -196,8 +199,8 @@ class Consistency {
       for (const WorkloadNode& n : g.nodes) {
         if (n.type == NodeType::CommColl)
           ++uses[n.group][c.representative];
-        if ((n.type == NodeType::CommSend || n.type == NodeType::CommRecv) && !s_.is_representative(peer(n)))
-          peer_error(g, n);
+        if (n.type == NodeType::CommSend || n.type == NodeType::CommRecv)
+          check_peer(c, g, n);
       }
     }
     stamp_.assign(w_.npus.size(), 0);
@@ -210,13 +213,24 @@ class Consistency {
  private:
   static uint32_t peer(const WorkloadNode& n) { return static_cast<uint32_t>(n.peer); }
 
-  [[noreturn]] void peer_error(const NpuGraph& g, const WorkloadNode& n) const {
+  // The peer must be a representative, of a class the message can be copied to member by member.
+  void check_peer(const RankClass& here, const NpuGraph& g, const WorkloadNode& n) const {
     const RankClass& c = s_.classes[s_.class_of[peer(n)]];
-    throw Error(g.file, fmt::format("node {}", n.id),
-                fmt::format("{} rank {} of class '{}', whose representative is rank {}: a representative's peers "
-                            "must be representatives ({})",
-                            n.type == NodeType::CommSend ? "sends to" : "receives from", n.peer, c.name,
-                            c.representative, path_));
+    const char* verb = n.type == NodeType::CommSend ? "sends to" : "receives from";
+    if (!s_.is_representative(peer(n))) {
+      throw Error(g.file, fmt::format("node {}", n.id),
+                  fmt::format("{} rank {} of class '{}', whose representative is rank {}: a representative's peers "
+                              "must be representatives ({})",
+                              verb, n.peer, c.name, c.representative, path_));
+    }
+    if (c.size != here.size || s_.position[c.representative] != s_.position[here.representative]) {
+      throw Error(g.file, fmt::format("node {}", n.id),
+                  fmt::format("{} the representative of class '{}' ({} ranks, representative at position {}), but "
+                              "class '{}' has {} ranks, representative at position {}: each member's copy of the "
+                              "message needs a partner at its position ({})",
+                              verb, c.name, c.size, s_.position[c.representative], here.name, here.size,
+                              s_.position[here.representative], path_));
+    }
   }
 
   void check_group(uint32_t group, const std::map<uint32_t, uint64_t>& uses) {
@@ -306,7 +320,7 @@ Workload load_symmetric_workload(const std::string& workload) {
   const uint32_t version = in.count(in.json(), "symmetric_workload", "symmetric_workload", 1000);
   if (version != kFormatVersion)
     throw Error(in.path(), "symmetric_workload", fmt::format("is {}; this chorus reads version 1", version));
-  const uint32_t npus = in.count(in.json(), "npus", "npus", limits::kMaxNpus + 1);
+  const uint32_t npus = in.count(in.json(), "npus", "npus", kMaxSymmetricNpus + 1);
   if (npus == 0)
     throw Error(in.path(), "npus", "is 0; must be >= 1");
   const nlohmann::json& list = in.member(in.json(), "classes", "classes", nlohmann::json::value_t::array);
@@ -316,6 +330,11 @@ Workload load_symmetric_workload(const std::string& workload) {
   for (size_t k = 0; k < list.size(); ++k)
     s.classes.push_back(read_class(in, list[k], k, npus, file.parent_path()));
   s.class_of = partition(in, s.classes, npus);
+  s.position.resize(npus);
+  for (const RankClass& c : s.classes) {
+    for (uint32_t i = 0; i < c.members.size(); ++i)
+      s.position[c.members[i]] = i;
+  }
 
   GroupTable table(npus);
   const std::map<std::string, GroupReplicas> replicas = read_groups(in, table, npus);
