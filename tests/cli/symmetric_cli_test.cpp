@@ -91,6 +91,13 @@ TEST(SymmetricCli, InconsistentClassesAreOneLineAndExit2) {
 
   expect_one_line_error(testing_support::run_chorus_split(sim(dir, {"--comm-groups", "groups.json"})),
                         {"--comm-groups", "symmetric"});
+
+  // The classes are fine again, the network too small.
+  j["groups"]["1"]["replicas"]["stride"] = 2;
+  std::ofstream(dir / "classes.json") << j.dump();
+  expect_one_line_error(testing_support::run_chorus_split({"sim", "--workload", dir.string(), "--topology", "ring:8",
+                                                           "--bandwidth", "25GB/s", "--latency", "1us"}),
+                        {"16 ranks (classes.json: npus)", "8 NPUs"});
 }
 
 }  // namespace

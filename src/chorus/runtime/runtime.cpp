@@ -216,9 +216,9 @@ class Runtime {
 
   void check_inputs() const {
     if (workload_.npus.size() != topology_.npu_count()) {
-      throw Error(
-          workload_.prefix, "",
-          fmt::format("has {} rank files but the network has {} NPUs", workload_.npus.size(), topology_.npu_count()));
+      throw Error(workload_.prefix, "",
+                  fmt::format("has {} {} but the network has {} NPUs", workload_.npus.size(),
+                              workload_.symmetry ? "ranks (classes.json: npus)" : "rank files", topology_.npu_count()));
     }
     const AstraSystemConfig* sys = options_.system;
     if (sys != nullptr && sys->roofline_enabled && (sys->peak_perf_tflops <= 0 || sys->local_mem_bw_gbps <= 0)) {
