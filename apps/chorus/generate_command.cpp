@@ -17,6 +17,7 @@
 #include "chorus/core/parse_units.hpp"
 #include "chorus/llm/inputs.hpp"
 #include "chorus/llm/presets.hpp"
+#include "chorus/workload/generators/llm_symmetric.hpp"
 #include "chorus/workload/generators/llm_training.hpp"
 #include "chorus/workload/generators/microbench.hpp"
 #include "commands.hpp"
@@ -92,6 +93,7 @@ struct LlmOptions {
   uint32_t cp = 1;
   uint32_t ep = 1;
   std::string fsdp = "none";
+  bool symmetric = false;  // classes.json + one trace per pipeline stage (llm_symmetric.hpp)
 };
 
 // A preset name, or a Calculon-format application JSON (examples/llm/*.json).
@@ -137,6 +139,13 @@ LlmTrainingSpec llm_spec(const LlmOptions& o) {
 
 void run_llm(const LlmOptions& o) {
   const LlmTrainingSpec spec = llm_spec(o);
+  if (o.symmetric) {
+    const std::string classes = write_llm_training_symmetric(o.out, spec, o.gzip);
+    std::cout << fmt::format("wrote {} with {} rank classes (one per pipeline stage) for {} NPUs\n", classes, spec.pp,
+                             spec.dp * spec.tp * spec.pp * spec.cp);
+    std::cout << fmt::format("simulate: chorus sim --workload {} --network NET.yml\n", o.out);
+    return;
+  }
   const std::unique_ptr<Progress> progress = terminal_progress(false);
   const std::string prefix = write_llm_training(o.out, spec, o.gzip, progress.get());
   const uint32_t npus = spec.dp * spec.tp * spec.pp * spec.cp;
@@ -176,6 +185,8 @@ void register_llm(CLI::App& generate) {
   cmd->add_option("--cp", o->cp, "context parallelism: ring attention over cp ranks (divides seq_size)");
   cmd->add_option("--ep", o->ep, "expert parallelism over the DP ranks (MoE models; divides --dp and the experts)");
   cmd->add_option("--fsdp", o->fsdp, "ZeRO stage: none (default), zero1 (= --distributed-optimizer), zero2, zero3");
+  cmd->add_flag("--symmetric", o->symmetric,
+                "write one trace per pipeline stage and classes.json instead of one file per rank");
   cmd->callback([o] { run_llm(*o); });
 }
 

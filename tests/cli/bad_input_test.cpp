@@ -499,7 +499,7 @@ TEST_F(BadLlm, ModelFileMissingKey) {
 }
 
 TEST_F(BadLlm, PipelineDoesNotDivideLayers) {
-  expect_input_error(generate({"--model", "gpt3-175b", "--pp", "7"}), {"--pp", "96"});
+  expect_input_error(generate({"--model", "gpt3-175b", "--pp", "5"}), {"--pp", "96"});
 }
 
 TEST_F(BadLlm, TensorParallelDoesNotDivideHeads) {

@@ -40,10 +40,9 @@ TEST(LinkGroups, OneGroupPerDimensionWithItsCapacity) {
 TEST(LinkLoad, SpreadsBytesOverTheirTimeInFlight) {
   const Topology topology = ring(4, LinkParams{Bandwidth::gb_per_s(50), Time::us(1)});
   LinkLoadRecorder load(topology);
-  const std::vector<LinkId> one{LinkId{0}};
-  const std::vector<LinkId> two{LinkId{0}, LinkId{1}};
-  load.add_message(Time::zero(), Time::us(10), one, Bytes(400'000));
-  load.add_message(Time::ns(2'500), Time::ns(17'500), two, Bytes(300'000));
+  load.add_message(Time::zero(), Time::us(10), {LinkShare{0, 400'000, Time::us(8), 1}});
+  load.add_message(Time::ns(2'500), Time::ns(17'500),
+                   {LinkShare{0, 300'000, Time::us(6), 1}, LinkShare{1, 300'000, Time::us(6), 1}});
   std::vector<CollectiveReport> collectives(1);
   collectives[0].start = Time::us(5);
   collectives[0].end = Time::us(5);

@@ -29,9 +29,9 @@ void LinkLoadRecorder::add_collective(size_t index, const std::vector<std::pair<
   }
 }
 
-void LinkLoadRecorder::add_message(Time start, Time end, std::span<const LinkId> route, Bytes bytes) {
-  for (const LinkId l : route)
-    scratch_[groups_.of_link[l.value]] += static_cast<double>(bytes.count());
+void LinkLoadRecorder::add_message(Time start, Time end, const std::vector<LinkShare>& shares) {
+  for (const LinkShare& s : shares)
+    scratch_[groups_.of_link[s.link]] += s.bytes;
   for (uint32_t g = 0; g < scratch_.size(); ++g) {
     if (scratch_[g] > 0)
       add(kMessage, start, end, g, scratch_[g]);

@@ -6,18 +6,18 @@
 //
 //   LinkLoadRecorder load(topology);
 //   load.add_collective(report_index, usage.link_bytes(group, timed));
-//   load.add_message(start, arrival, route, Bytes(4096));
+//   load.add_message(start, arrival, shares);   // LinkUsage::message_shares
 //   LinkLoadSeries s = load.series(report.collectives, report.finish, 500);
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "chorus/core/units.hpp"
+#include "chorus/runtime/link_usage.hpp"
 #include "chorus/topology/link_groups.hpp"
 
 namespace chorus {
@@ -36,8 +36,8 @@ class LinkLoadRecorder {
 
   // A collective's bytes per link (link, bytes); its time in flight is read from report `index` at the end.
   void add_collective(size_t index, const std::vector<std::pair<uint32_t, double>>& link_bytes);
-  // A message of `bytes` on every link of `route`, in flight over [start, end].
-  void add_message(Time start, Time end, std::span<const LinkId> route, Bytes bytes);
+  // A message's bytes per link (its copies' too, in a symmetric workload), in flight over [start, end].
+  void add_message(Time start, Time end, const std::vector<LinkShare>& shares);
 
   // `bins` bins of equal width covering [0, finish].
   LinkLoadSeries series(const std::vector<CollectiveReport>& collectives, Time finish, size_t bins) const;

@@ -29,6 +29,14 @@
 
 namespace chorus {
 
+// One collective's contribution to one physical link.
+struct LinkShare {
+  uint32_t link = 0;
+  double bytes = 0;
+  Time busy;
+  uint32_t peak_flows = 0;
+};
+
 class LinkUsage {
  public:
   explicit LinkUsage(const Topology& topology);
@@ -38,11 +46,15 @@ class LinkUsage {
   // The bytes the collective puts on each physical link, (link, bytes), without adding them to the totals.
   std::vector<std::pair<uint32_t, double>> link_bytes(const std::vector<uint32_t>& members,
                                                       const TimedCollective& timed);
+  // The collective's contribution per physical link, without adding it; add() adds such a list as add_collective does.
+  std::vector<LinkShare> shares(const std::vector<uint32_t>& members, const TimedCollective& timed);
+  void add(const std::vector<LinkShare>& shares);
+  // A point-to-point message's contribution, appended to `out` (add_message() adds it directly).
+  void message_shares(uint32_t src, uint32_t dst, Bytes bytes, std::vector<LinkShare>& out) const;
   const LinkStats& stats() const { return stats_; }
-  // The physical links a message from `src` to `dst` crosses.
-  std::span<const LinkId> route(uint32_t src, uint32_t dst) const { return routes_.route(NodeId{src}, NodeId{dst}); }
 
  private:
+  std::span<const LinkId> route(uint32_t src, uint32_t dst) const { return routes_.route(NodeId{src}, NodeId{dst}); }
   void gather(const std::vector<uint32_t>& members, const TimedCollective& timed);  // into scratch_ and touched_
   void clear_scratch();
 

@@ -89,8 +89,12 @@ void validate(const LlmTrainingSpec& spec) {
                 fmt::format("{} does not divide the model's attn_heads {}, kv_heads {} and feedforward {}", spec.tp,
                             m.attn_heads, m.kv_heads, m.feedforward));
   }
-  if (m.num_blocks % spec.pp != 0)
-    throw Error("", Argument{"pp"}, fmt::format("{} does not divide the model's num_blocks {}", spec.pp, m.num_blocks));
+  if (m.num_blocks % spec.pp != 0 && ((m.num_blocks + 2) % spec.pp != 0 || (m.num_blocks + 2) / spec.pp < 2)) {
+    throw Error("", Argument{"pp"},
+                fmt::format("{} divides neither the model's num_blocks {} nor num_blocks + 2 (the first and last "
+                            "stages one layer short, as Llama 3 405B's 126 layers on 16 stages)",
+                            spec.pp, m.num_blocks));
+  }
   if (spec.sequence_parallel && m.seq_size / spec.cp * spec.microbatch_size % spec.tp != 0) {
     throw Error("", Argument{"sequence_parallel"},
                 fmt::format("tp {} does not divide the {} tokens of a microbatch", spec.tp,
@@ -218,14 +222,24 @@ int64_t pipeline_message_bytes(const LlmTrainingSpec& spec) {
   return spec.sequence_parallel ? full / spec.tp : full;
 }
 
+StageLayers stage_layers(const LlmTrainingSpec& spec, uint32_t stage) {
+  const auto blocks = static_cast<uint32_t>(spec.model.num_blocks);
+  if (blocks % spec.pp == 0)
+    return StageLayers{stage * (blocks / spec.pp), blocks / spec.pp};
+  // num_blocks + 2 = pp * full: the first and the last stage hold full - 1 layers (validate() checked it).
+  const uint32_t full = (blocks + 2) / spec.pp;
+  const uint32_t first = stage == 0 ? 0 : stage * full - 1;
+  return StageLayers{first, stage == 0 || stage + 1 == spec.pp ? full - 1 : full};
+}
+
 int64_t stage_gradient_bytes(const LlmTrainingSpec& spec, uint32_t stage) {
   const llm::Application& m = spec.model;
-  const double layers = d(m.num_blocks) / spec.pp;
+  const double layers = stage_layers(spec, stage).count;
   double params = layers * m.block_weight_count() / spec.tp;
   if (m.moe()) {  // MoE layers: the parts every rank holds (layer_param_bytes' dense share)
     params = 0;
-    const auto per = static_cast<uint32_t>(m.num_blocks / spec.pp);
-    for (uint32_t l = stage * per; l < (stage + 1) * per; ++l)
+    const StageLayers stage_at = stage_layers(spec, stage);
+    for (uint32_t l = stage_at.first; l < stage_at.first + stage_at.count; ++l)
       params += d(layer_param_bytes(spec, l).dense) / spec.bytes_per_element;
   }
   const double embedding = d(m.vocab) * d(m.hidden) / spec.tp;
@@ -370,7 +384,7 @@ class RankTraceBuilder {
   RankTraceBuilder(const LlmTrainingSpec& spec, uint32_t rank)
       : spec_(spec),
         at_(rank_coords(spec, rank)),
-        layers_(static_cast<uint32_t>(spec.model.num_blocks / spec.pp)),
+        layers_(stage_layers(spec, at_.pp)),
         work_(layer_forward_work(spec)),
         moe_(spec.model.moe() ? moe_forward_work(spec) : MoeWork{}),
         tp_group_(tp_group_name(spec, at_)),
@@ -407,10 +421,10 @@ class RankTraceBuilder {
   void forward(uint32_t mb) {
     if (!first_stage())
       receive(neighbour(-1), activation_tag(mb), fmt::format("mb{}.recv_activation", mb));
-    for (uint32_t l = 0; l < layers_; ++l) {
-      const uint32_t layer = at_.pp * layers_ + l;
+    for (uint32_t l = 0; l < layers_.count; ++l) {
+      const uint32_t layer = layers_.first + l;
       if (zero3())
-        gather_layer(mb, layer, Pass::Forward, l == 0, l + 1 < layers_ ? layer + 1 : layer);
+        gather_layer(mb, layer, Pass::Forward, l == 0, l + 1 < layers_.count ? layer + 1 : layer);
       attention_half(fmt::format("mb{}.L{}.attn.fwd", mb, layer), mb, layer, Pass::Forward);
       mlp_half(fmt::format("mb{}.L{}.mlp.fwd", mb, layer), layer, Pass::Forward);
     }
@@ -425,10 +439,10 @@ class RankTraceBuilder {
       receive(neighbour(1), gradient_tag(mb), fmt::format("mb{}.recv_gradient", mb));
     if (last_stage() && spec_.model.vocab > 0)
       compute(fmt::format("mb{}.head.bwd", mb), head_forward_work(spec_), 2);
-    for (uint32_t l = layers_; l-- > 0;) {
-      const uint32_t layer = at_.pp * layers_ + l;
+    for (uint32_t l = layers_.count; l-- > 0;) {
+      const uint32_t layer = layers_.first + l;
       if (zero3())
-        gather_layer(mb, layer, Pass::Backward, l + 1 == layers_, l > 0 ? layer - 1 : layer);
+        gather_layer(mb, layer, Pass::Backward, l + 1 == layers_.count, l > 0 ? layer - 1 : layer);
       mlp_half(fmt::format("mb{}.L{}.mlp.bwd", mb, layer), layer, Pass::Backward);
       attention_half(fmt::format("mb{}.L{}.attn.bwd", mb, layer), mb, layer, Pass::Backward);
       if (per_layer_reduce_scatter())
@@ -546,7 +560,7 @@ class RankTraceBuilder {
   // the dense gradients).
   int64_t stage_expert_bytes() const {
     int64_t total = 0;
-    for (uint32_t l = at_.pp * layers_; l < (at_.pp + 1) * layers_; ++l)
+    for (uint32_t l = layers_.first; l < layers_.first + layers_.count; ++l)
       total += layer_param_bytes(spec_, l).experts;
     return total;
   }
@@ -651,7 +665,7 @@ class RankTraceBuilder {
 
   const LlmTrainingSpec& spec_;
   RankCoords at_;
-  uint32_t layers_;
+  StageLayers layers_;
   LayerWork work_;
   MoeWork moe_;
   std::string tp_group_;

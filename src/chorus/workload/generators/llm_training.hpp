@@ -107,6 +107,16 @@ Time roofline_time(const Work& work, const LlmTrainingSpec& spec);
 // Chakra comm_size of the TP All-Reduce and Reduce-Scatter (b*s*h elements); the All-Gather's is this / tp.
 int64_t tp_collective_bytes(const LlmTrainingSpec& spec);
 int64_t pipeline_message_bytes(const LlmTrainingSpec& spec);
+// The layers of one pipeline stage. num_blocks / pp each when pp divides num_blocks; otherwise num_blocks + 2 must
+// be a multiple of pp and the first and the last stage hold one layer fewer than the others, to balance the
+// embedding and the LM head (Llama 3 405B: 126 layers on 16 stages, 7 + 14 x 8 + 7; Dubey et al. 2024, "The Llama 3
+// Herd of Models", section 3.3.2).
+struct StageLayers {
+  uint32_t first = 0;  // index of the stage's first layer
+  uint32_t count = 0;
+};
+StageLayers stage_layers(const LlmTrainingSpec& spec, uint32_t stage);
+
 // Gradient bytes one TP rank of `stage` holds: its layers' weights / tp, plus vocab*h/tp for the input
 // embedding on the first stage and the output layer on the last.
 int64_t stage_gradient_bytes(const LlmTrainingSpec& spec, uint32_t stage);
