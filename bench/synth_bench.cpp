@@ -61,6 +61,23 @@ void BM_SynthAllReduceMesh32x32(benchmark::State& state) {
 }
 BENCHMARK(BM_SynthAllReduceMesh32x32)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// All-to-All of 64 MiB on a 32x32 torus (floor, issue #17: a 1024-NPU All-to-All in at most 10 s): 16.8 M hops.
+void BM_SynthAllToAllTorus32x32(benchmark::State& state) {
+  const LinkParams link{Bandwidth::gib_per_s(50), Time::ns(500)};
+  const Topology topology = torus2d(32, 32, link, link);
+  SynthOptions options;
+  options.kind = CollectiveKind::AllToAll;
+  options.size = Bytes::mib(64);
+  SynthResult result;
+  for (auto _ : state) {
+    result = synthesize(topology, options);
+    benchmark::DoNotOptimize(result.time);
+  }
+  state.counters["time_us"] = result.time.microseconds();
+  state.counters["transfers"] = static_cast<double>(result.schedule.transfer_count());
+}
+BENCHMARK(BM_SynthAllToAllTorus32x32)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 void run_dimensional(benchmark::State& state, uint32_t side) {
   const LinkParams link{Bandwidth::gib_per_s(50), Time::ns(500)};
   const Topology topology = mesh2d(side, side, link, link);
