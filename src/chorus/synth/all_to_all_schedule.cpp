@@ -8,103 +8,13 @@
 #include <type_traits>
 
 #include "chorus/core/assert.hpp"
+#include "chorus/synth/event_lanes.hpp"
 
 namespace chorus {
 
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
-
-// Events are hop ends; every event is pushed at now + a hop duration with `now` never decreasing, so the events
-// of one duration come out of a FIFO already in time order and the next event is the earliest FIFO head. Beyond
-// kMaxLanes distinct durations every event moves to a binary heap. Ties: the lower hop index first, in both forms.
-class EventQueue {
- public:
-  struct Event {
-    int64_t time;
-    uint32_t hop;
-    bool operator>(const Event& o) const { return time != o.time ? time > o.time : hop > o.hop; }
-  };
-
-  void push(int64_t duration, Event e) {
-    if (heap_mode_) {
-      heap_.push(e);
-      return;
-    }
-    uint32_t lane = 0;
-    while (lane < durations_.size() && durations_[lane] != duration)
-      ++lane;
-    if (lane == durations_.size()) {
-      if (lane == kMaxLanes) {
-        to_heap();
-        heap_.push(e);
-        return;
-      }
-      durations_.push_back(duration);
-      lanes_.emplace_back();
-      heads_.push_back(0);
-    }
-    lanes_[lane].push_back(e);
-  }
-
-  bool empty() const { return heap_mode_ ? heap_.empty() : size() == 0; }
-
-  // The earliest event (the queue must not be empty).
-  Event top() const {
-    if (heap_mode_)
-      return heap_.top();
-    return lanes_[best_lane()][heads_[best_lane()]];
-  }
-
-  void pop() {
-    if (heap_mode_) {
-      heap_.pop();
-      return;
-    }
-    const uint32_t lane = best_lane();
-    if (++heads_[lane] == lanes_[lane].size()) {
-      lanes_[lane].clear();
-      heads_[lane] = 0;
-    } else if (heads_[lane] >= 4096 && heads_[lane] * 2 >= lanes_[lane].size()) {
-      // Reclaim the consumed front so a lane's memory follows its live events, not all events ever pushed.
-      lanes_[lane].erase(lanes_[lane].begin(), lanes_[lane].begin() + static_cast<std::ptrdiff_t>(heads_[lane]));
-      heads_[lane] = 0;
-    }
-  }
-
- private:
-  static constexpr uint32_t kMaxLanes = 16;
-
-  size_t size() const {
-    size_t s = 0;
-    for (uint32_t i = 0; i < lanes_.size(); ++i)
-      s += lanes_[i].size() - heads_[i];
-    return s;
-  }
-  uint32_t best_lane() const {
-    uint32_t best = kNone;
-    for (uint32_t i = 0; i < lanes_.size(); ++i) {
-      if (heads_[i] < lanes_[i].size() && (best == kNone || lanes_[best][heads_[best]] > lanes_[i][heads_[i]]))
-        best = i;
-    }
-    return best;
-  }
-  void to_heap() {
-    for (uint32_t i = 0; i < lanes_.size(); ++i) {
-      for (size_t k = heads_[i]; k < lanes_[i].size(); ++k)
-        heap_.push(lanes_[i][k]);
-    }
-    lanes_.clear();
-    heads_.clear();
-    heap_mode_ = true;
-  }
-
-  std::vector<int64_t> durations_;
-  std::vector<std::vector<Event>> lanes_;
-  std::vector<size_t> heads_;
-  bool heap_mode_ = false;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> heap_;
-};
 
 // What the scheduler touches of a route at each hop, in one place (a route is visited at random; one cache miss).
 struct RouteState {
@@ -236,7 +146,7 @@ ListSchedule run(const SynthGraph& g, const AllToAllRoutes& routes, const HopDur
     wait(q, 0);
   r.hops.reserve(routes.links.size());
   hop_route.reserve(routes.links.size());
-  EventQueue events;
+  EventLanes events;
   std::vector<uint32_t> touched(g.link_count());
   std::iota(touched.begin(), touched.end(), 0);
   int64_t now = 0;
@@ -270,7 +180,7 @@ ListSchedule run(const SynthGraph& g, const AllToAllRoutes& routes, const HopDur
     now = events.top().time;
     touched.clear();
     while (!events.empty() && events.top().time == now) {
-      const uint32_t hop = events.top().hop;
+      const uint32_t hop = events.top().id;
       events.pop();
       const uint32_t l = r.hops[hop].link, q = hop_route[hop];
       busy[l] = 0;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <bit>
 #include <queue>
+#include <span>
 
 #include "chorus/core/assert.hpp"
+#include "chorus/synth/event_lanes.hpp"
 
 namespace chorus {
 
@@ -28,12 +30,6 @@ namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
 
-struct Arrival {
-  Time end;
-  uint32_t transfer = 0;
-  bool operator>(const Arrival& o) const { return end != o.end ? end > o.end : transfer > o.transfer; }
-};
-
 // A timed item (a release or a link becoming free), processed in time order.
 struct Timed {
   Time at;
@@ -41,6 +37,14 @@ struct Timed {
 };
 
 // SplitMix64 (Steele, Lea, Flood, OOPSLA'14): a tiny, fast generator; the engine draws a few numbers per link.
+// Set bits of a word, inline (std::popcount is a library call on targets without a popcount instruction).
+uint32_t bit_count(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return static_cast<uint32_t>((x * 0x0101010101010101ull) >> 56);
+}
+
 class SplitMix64 {
  public:
   explicit SplitMix64(uint64_t seed) : state_(seed) {}
@@ -64,11 +68,13 @@ class SpreadEngine {
         has_(size_t{g_.node_count()} * words_, 0),
         incoming_(size_t{g_.node_count()} * words_, 0),
         holders_(p.chunks, 0),
-        deliver_(size_t{g_.node_count()} * p.chunks, kNone),
+        deliver_(p.priority == ChunkPriority::Fresh ? size_t{g_.node_count()} * p.chunks : 0, kNone),
         busy_until_(g_.link_count(), Time::zero()),
         dirty_flag_(g_.link_count(), 0),
         scratch_(words_, 0),
-        rng_(p.seed) {}
+        rng_(p.seed) {
+    init_near();
+  }
 
   SpreadResult run() {
     schedule_starts();
@@ -94,6 +100,8 @@ class SpreadEngine {
     }
     CHORUS_ASSERT(remaining_ == 0 || result_.gave_up, "spread: {} (member, chunk) pairs can never be served",
                   remaining_);
+    if (deliver_.empty())
+      link_sources();
     prune_relay_dead_ends();
     return std::move(result_);
   }
@@ -108,6 +116,42 @@ class SpreadEngine {
   }
   void clear(std::vector<uint64_t>& v, uint32_t node, uint32_t c) {
     v[size_t{node} * words_ + c / 64] &= ~(1ull << (c % 64));
+  }
+
+  // Unique's score counts, per option c of link (u, v), the other in-links of v whose source holds or is receiving
+  // c. Kept incrementally per (node, chunk) instead of recounted per option: near_[v][c] = in-links of v whose
+  // source holds or receives c; updated where such a bit turns on or off for good (a release, a started transfer,
+  // a relay's copy used up). The bits match_destination sets and clears around its picks are at v itself, never
+  // at an in-neighbour of v, so they do not count. Off for other priorities, and where an in-degree exceeds 255.
+  void init_near() {
+    if (p_.priority != ChunkPriority::Unique)
+      return;
+    size_t max_in = 0;
+    for (uint32_t v = 0; v < g_.node_count(); ++v)
+      max_in = std::max(max_in, g_.in_links(v).size());
+    if (max_in > UINT8_MAX)
+      return;
+    near_.assign(size_t{g_.node_count()} * p_.chunks, 0);
+    // Links parallel to l (same source and destination, l included): what l's own source adds to near_.
+    parallel_.assign(g_.link_count(), 1);
+    std::vector<uint32_t> sources;
+    for (uint32_t v = 0; v < g_.node_count(); ++v) {
+      sources.clear();
+      for (uint32_t in : g_.in_links(v))
+        sources.push_back(g_.src(in));
+      std::sort(sources.begin(), sources.end());
+      for (uint32_t in : g_.in_links(v)) {
+        const auto [lo, hi] = std::equal_range(sources.begin(), sources.end(), g_.src(in));
+        parallel_[in] = static_cast<uint8_t>(hi - lo);
+      }
+    }
+  }
+  // Node w starts (+1) or stops (-1) holding or receiving chunk c.
+  void near_change(uint32_t w, uint32_t c, int delta) {
+    if (near_.empty())
+      return;
+    for (uint32_t l : g_.out_links(w))
+      near_[size_t{g_.dst(l)} * p_.chunks + c] = static_cast<uint8_t>(near_[size_t{g_.dst(l)} * p_.chunks + c] + delta);
   }
 
   void schedule_starts() {
@@ -125,7 +169,7 @@ class SpreadEngine {
   Time next_event_time() const {
     Time t = Time::max();
     if (!arrivals_.empty())
-      t = arrivals_.top().end;
+      t = Time::ps(arrivals_.top().time);
     if (next_release_ < releases_.size())
       t = std::min(t, releases_[next_release_].at);
     if (next_free_ < frees_.size())
@@ -145,14 +189,15 @@ class SpreadEngine {
   }
 
   void apply_arrivals(Time t) {
-    while (!arrivals_.empty() && arrivals_.top().end == t) {
-      const uint32_t i = arrivals_.top().transfer;
+    while (!arrivals_.empty() && arrivals_.top().time == t.picoseconds()) {
+      const uint32_t i = arrivals_.top().id;
       arrivals_.pop();
       const SpreadTransfer& x = result_.transfers[i];
       const uint32_t v = g_.dst(x.link);
       clear(incoming_, v, x.chunk);
       set(has_, v, x.chunk);
-      deliver_[size_t{v} * p_.chunks + x.chunk] = i;
+      if (!deliver_.empty())
+        deliver_[size_t{v} * p_.chunks + x.chunk] = i;
       if (g_.is_member(v)) {
         --remaining_;
         result_.makespan = std::max(result_.makespan, t);
@@ -165,6 +210,8 @@ class SpreadEngine {
   void apply_timed(Time t) {
     for (; next_release_ < releases_.size() && releases_[next_release_].at == t; ++next_release_) {
       const uint32_t c = releases_[next_release_].id;
+      if (!test(has_, p_.origin[c], c) && !test(incoming_, p_.origin[c], c))
+        near_change(p_.origin[c], c, +1);
       set(has_, p_.origin[c], c);
       ++holders_[c];
       mark_out_dirty(p_.origin[c]);
@@ -183,8 +230,8 @@ class SpreadEngine {
     uint32_t count = 0;
     for (uint32_t w = 0; w < words_; ++w) {
       scratch_[w] = hu[w] & ~hv[w] & ~iv[w] & (want ? want[w] : ~0ull) & (allowed ? allowed[w] : ~0ull);
-      if (scratch_[w])  // most words are empty; popcount may be a library call without -mpopcnt
-        count += static_cast<uint32_t>(std::popcount(scratch_[w]));
+      if (scratch_[w])  // most words are empty
+        count += bit_count(scratch_[w]);
     }
     return count;
   }
@@ -203,6 +250,11 @@ class SpreadEngine {
         return d == kNone ? uint64_t{UINT32_MAX} : uint64_t{UINT32_MAX - 1 - d};
       }
       case ChunkPriority::Unique: {
+        if (!near_.empty()) {
+          // u holds c (c is an option of l), so near_ counts l and its parallel links; the rest are others.
+          const uint64_t others = near_[size_t{v} * p_.chunks + c] - parallel_[l];
+          return (others << 32) | holders_[c];
+        }
         uint64_t others = 0;
         for (uint32_t in : g_.in_links(v)) {
           const uint32_t w = g_.src(in);
@@ -253,13 +305,16 @@ class SpreadEngine {
     const uint32_t v = g_.dst(l);
     const uint32_t index = static_cast<uint32_t>(result_.transfers.size());
     const Time end = t + p_.tau[l];
-    result_.transfers.push_back({l, c, t, end, deliver_[size_t{u} * p_.chunks + c]});
+    // `from` is filled in after the run (link_sources) unless Fresh keeps deliver_ for its scores.
+    result_.transfers.push_back({l, c, t, end, deliver_.empty() ? kNoTransfer : deliver_[size_t{u} * p_.chunks + c]});
     busy_until_[l] = end;
     set(incoming_, v, c);
+    near_change(v, c, +1);
     ++holders_[c];
-    arrivals_.push({end, index});
+    arrivals_.push(p_.tau[l].picoseconds(), {end.picoseconds(), index});
     if (!g_.is_member(u) && !p_.relays_replicate) {
       clear(has_, u, c);  // the relay's copy is used up; another may come in later
+      near_change(u, c, -1);
       for (uint32_t in : g_.in_links(u))
         mark_dirty(in);
     }
@@ -355,6 +410,37 @@ class SpreadEngine {
     }
   }
 
+  // Each transfer's `from`: the transfer that brought its chunk to its source, i.e. the last arrival of the chunk
+  // there no later than the transfer's start (arrivals at t are applied before the starts at t, as in run()).
+  // Done per chunk after the run, where a node-sized table stays in cache, instead of a (node, chunk) table
+  // touched at random twice per transfer.
+  void link_sources() {
+    std::vector<SpreadTransfer>& x = result_.transfers;
+    std::vector<uint32_t> begin(size_t{p_.chunks} + 1, 0);
+    for (const SpreadTransfer& t : x)
+      ++begin[t.chunk + 1];
+    for (uint32_t c = 0; c < p_.chunks; ++c)
+      begin[c + 1] += begin[c];
+    std::vector<uint32_t> by_chunk(x.size()), fill(begin.begin(), begin.end() - 1);
+    for (uint32_t i = 0; i < x.size(); ++i)
+      by_chunk[fill[x[i].chunk]++] = i;  // start order within a chunk
+    std::vector<uint32_t> last(g_.node_count(), kNoTransfer), arrivals;
+    for (uint32_t c = 0; c < p_.chunks; ++c) {
+      const auto starts = std::span<const uint32_t>(by_chunk).subspan(begin[c], begin[c + 1] - begin[c]);
+      arrivals.assign(starts.begin(), starts.end());
+      std::sort(arrivals.begin(), arrivals.end(),
+                [&](uint32_t a, uint32_t b) { return x[a].end != x[b].end ? x[a].end < x[b].end : a < b; });
+      size_t a = 0;
+      for (uint32_t j : starts) {
+        for (; a < arrivals.size() && x[arrivals[a]].end <= x[j].start; ++a)
+          last[g_.dst(x[arrivals[a]].link)] = arrivals[a];
+        x[j].from = last[g_.src(x[j].link)];
+      }
+      for (uint32_t i : starts)
+        last[g_.dst(x[i].link)] = kNoTransfer;
+    }
+  }
+
   // Transfers into a relay whose copy is never forwarded are dropped (backwards, so chains of them go too).
   void prune_relay_dead_ends() {
     std::vector<SpreadTransfer>& x = result_.transfers;
@@ -387,13 +473,15 @@ class SpreadEngine {
   std::vector<uint64_t> has_, incoming_;
   std::vector<uint32_t> holders_;  // per chunk: nodes holding it or receiving it
   std::vector<uint32_t> deliver_;  // per (node, chunk): the transfer that brought it
+  std::vector<uint8_t> near_;      // per (node, chunk): in-links whose source holds or receives it (Unique only)
+  std::vector<uint8_t> parallel_;  // per link: links with its source and destination
   std::vector<Time> busy_until_;
   std::vector<char> dirty_flag_;
   std::vector<uint32_t> dirty_;
   std::vector<uint64_t> scratch_, want_;
   std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> order_;
   std::vector<Pick> picks_;
-  std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> arrivals_;
+  EventLanes arrivals_;  // transfers in flight, by end
   std::vector<Timed> releases_, frees_;
   size_t next_release_ = 0, next_free_ = 0;
   uint64_t remaining_ = 0;
