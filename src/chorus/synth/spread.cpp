@@ -71,10 +71,9 @@ class SpreadEngine {
         deliver_(p.priority == ChunkPriority::Fresh ? size_t{g_.node_count()} * p.chunks : 0, kNone),
         busy_until_(g_.link_count(), Time::zero()),
         dirty_flag_(g_.link_count(), 0),
+        dirty_node_flag_(g_.node_count(), 0),
         scratch_(words_, 0),
-        rng_(p.seed) {
-    init_near();
-  }
+        rng_(p.seed) {}
 
   SpreadResult run() {
     schedule_starts();
@@ -119,39 +118,33 @@ class SpreadEngine {
   }
 
   // Unique's score counts, per option c of link (u, v), the other in-links of v whose source holds or is receiving
-  // c. Kept incrementally per (node, chunk) instead of recounted per option: near_[v][c] = in-links of v whose
-  // source holds or receives c; updated where such a bit turns on or off for good (a release, a started transfer,
-  // a relay's copy used up). The bits match_destination sets and clears around its picks are at v itself, never
-  // at an in-neighbour of v, so they do not count. Off for other priorities, and where an in-degree exceeds 255.
-  void init_near() {
-    if (p_.priority != ChunkPriority::Unique)
-      return;
-    size_t max_in = 0;
-    for (uint32_t v = 0; v < g_.node_count(); ++v)
-      max_in = std::max(max_in, g_.in_links(v).size());
-    if (max_in > UINT8_MAX)
-      return;
-    near_.assign(size_t{g_.node_count()} * p_.chunks, 0);
-    // Links parallel to l (same source and destination, l included): what l's own source adds to near_.
-    parallel_.assign(g_.link_count(), 1);
-    std::vector<uint32_t> sources;
-    for (uint32_t v = 0; v < g_.node_count(); ++v) {
-      sources.clear();
-      for (uint32_t in : g_.in_links(v))
-        sources.push_back(g_.src(in));
-      std::sort(sources.begin(), sources.end());
-      for (uint32_t in : g_.in_links(v)) {
-        const auto [lo, hi] = std::equal_range(sources.begin(), sources.end(), g_.src(in));
-        parallel_[in] = static_cast<uint8_t>(hi - lo);
+  // c. Counted a 64-chunk word at a time instead of per option: the in-neighbours' bit rows are added into
+  // bit-sliced counters (slice i holds bit i of every chunk's count), so a choice reads each in-neighbour's row
+  // once per word it scans, not once per option (rows stay in cache; no per-(node, chunk) table to keep up).
+  // Used up to kMaxSliced in-links (6 slices); beyond, options are counted one by one.
+  static constexpr uint32_t kSlices = 6;
+  static constexpr size_t kMaxSliced = (size_t{1} << kSlices) - 1;
+  void slice_word(uint32_t l, uint32_t word) {
+    const uint32_t u = g_.src(l);
+    std::fill(std::begin(slices_), std::end(slices_), 0);
+    for (uint32_t in : g_.in_links(g_.dst(l))) {
+      const uint32_t w = g_.src(in);
+      if (w == u)
+        continue;
+      uint64_t carry = has_[size_t{w} * words_ + word] | incoming_[size_t{w} * words_ + word];
+      for (uint32_t i = 0; i < kSlices && carry; ++i) {
+        const uint64_t next = slices_[i] & carry;
+        slices_[i] ^= carry;
+        carry = next;
       }
     }
+    sliced_word_ = word;
   }
-  // Node w starts (+1) or stops (-1) holding or receiving chunk c.
-  void near_change(uint32_t w, uint32_t c, int delta) {
-    if (near_.empty())
-      return;
-    for (uint32_t l : g_.out_links(w))
-      near_[size_t{g_.dst(l)} * p_.chunks + c] = static_cast<uint8_t>(near_[size_t{g_.dst(l)} * p_.chunks + c] + delta);
+  uint64_t sliced_count(uint32_t c) const {
+    uint64_t count = 0;
+    for (uint32_t i = 0; i < kSlices; ++i)
+      count |= ((slices_[i] >> (c % 64)) & 1) << i;
+    return count;
   }
 
   void schedule_starts() {
@@ -180,7 +173,11 @@ class SpreadEngine {
   void mark_dirty(uint32_t link) {
     if (!dirty_flag_[link]) {
       dirty_flag_[link] = 1;
-      dirty_.push_back(link);
+      const uint32_t v = g_.dst(link);
+      if (!dirty_node_flag_[v]) {
+        dirty_node_flag_[v] = 1;
+        dirty_nodes_.push_back(v);
+      }
     }
   }
   void mark_out_dirty(uint32_t node) {
@@ -192,6 +189,7 @@ class SpreadEngine {
     while (!arrivals_.empty() && arrivals_.top().time == t.picoseconds()) {
       const uint32_t i = arrivals_.top().id;
       arrivals_.pop();
+      arrived_.push_back(i);
       const SpreadTransfer& x = result_.transfers[i];
       const uint32_t v = g_.dst(x.link);
       clear(incoming_, v, x.chunk);
@@ -210,8 +208,6 @@ class SpreadEngine {
   void apply_timed(Time t) {
     for (; next_release_ < releases_.size() && releases_[next_release_].at == t; ++next_release_) {
       const uint32_t c = releases_[next_release_].id;
-      if (!test(has_, p_.origin[c], c) && !test(incoming_, p_.origin[c], c))
-        near_change(p_.origin[c], c, +1);
       set(has_, p_.origin[c], c);
       ++holders_[c];
       mark_out_dirty(p_.origin[c]);
@@ -236,8 +232,19 @@ class SpreadEngine {
     return count;
   }
 
+  // A link's options counted earlier at this destination, less what v has started receiving since: left in
+  // scratch_; whether any remain.
+  bool remaining_options(const uint64_t* mask, const uint64_t* incoming_v) {
+    uint64_t any = 0;
+    for (uint32_t w = 0; w < words_; ++w) {
+      scratch_[w] = mask[w] & ~incoming_v[w];
+      any |= scratch_[w];
+    }
+    return any != 0;
+  }
+
   // Lower is better; ties keep the scan order (which starts at a random offset).
-  uint64_t score(uint32_t l, uint32_t c) const {
+  uint64_t score(uint32_t l, uint32_t c) {
     const uint32_t u = g_.src(l);
     const uint32_t v = g_.dst(l);
     switch (p_.priority) {
@@ -250,10 +257,10 @@ class SpreadEngine {
         return d == kNone ? uint64_t{UINT32_MAX} : uint64_t{UINT32_MAX - 1 - d};
       }
       case ChunkPriority::Unique: {
-        if (!near_.empty()) {
-          // u holds c (c is an option of l), so near_ counts l and its parallel links; the rest are others.
-          const uint64_t others = near_[size_t{v} * p_.chunks + c] - parallel_[l];
-          return (others << 32) | holders_[c];
+        if (g_.in_links(v).size() <= kMaxSliced) {
+          if (sliced_word_ != c / 64)
+            slice_word(l, c / 64);
+          return (sliced_count(c) << 32) | holders_[c];
         }
         uint64_t others = 0;
         for (uint32_t in : g_.in_links(v)) {
@@ -273,6 +280,7 @@ class SpreadEngine {
     const uint32_t start_bit = static_cast<uint32_t>(rng_() % 64);
     uint32_t best = kNone;
     uint64_t best_score = UINT64_MAX;
+    sliced_word_ = kNone;  // another link, and bits may have changed since
     uint32_t seen = 0;
     auto visit = [&](uint32_t c) {
       const uint64_t s = score(l, c);
@@ -309,12 +317,10 @@ class SpreadEngine {
     result_.transfers.push_back({l, c, t, end, deliver_.empty() ? kNoTransfer : deliver_[size_t{u} * p_.chunks + c]});
     busy_until_[l] = end;
     set(incoming_, v, c);
-    near_change(v, c, +1);
     ++holders_[c];
     arrivals_.push(p_.tau[l].picoseconds(), {end.picoseconds(), index});
     if (!g_.is_member(u) && !p_.relays_replicate) {
       clear(has_, u, c);  // the relay's copy is used up; another may come in later
-      near_change(u, c, -1);
       for (uint32_t in : g_.in_links(u))
         mark_dirty(in);
     }
@@ -367,15 +373,19 @@ class SpreadEngine {
       want = want_.data();
     }
     order_.clear();
+    masks_.clear();
     for (uint32_t l : links) {
       const uint32_t n = options(l, want);
-      if (n > 0)
-        order_.push_back({n, static_cast<uint32_t>(rng_()), l});
+      if (n > 0) {
+        order_.push_back({n, static_cast<uint32_t>(rng_()), l, static_cast<uint32_t>(masks_.size())});
+        masks_.insert(masks_.end(), scratch_.begin(), scratch_.end());
+      }
     }
     std::sort(order_.begin(), order_.end());
     picks_.clear();
-    for (const auto& [n, tie, l] : order_) {
-      if (options(l, want) > 0) {
+    for (const auto& [n, tie, l, mask] : order_) {
+      // Since its options were counted, only v's incoming bits changed (the picks so far): mask them out.
+      if (remaining_options(masks_.data() + mask, row(incoming_, v))) {
         const uint32_t c = choose(l);
         set(incoming_, v, c);
         picks_.push_back({l, c});
@@ -390,24 +400,24 @@ class SpreadEngine {
     }
   }
 
+  // Destinations in increasing order, each with its ready dirty in-links in increasing order: the dirty
+  // destinations are sorted (fewer than the dirty links), then each one's in-links are scanned for dirty flags.
   void match(Time t) {
-    std::vector<uint32_t> ready;
-    ready.reserve(dirty_.size());
-    for (uint32_t l : dirty_) {
-      dirty_flag_[l] = 0;
-      if (busy_until_[l] <= t)
-        ready.push_back(l);  // a busy link is re-examined when it is freed (its arrival marks it again)
+    std::sort(dirty_nodes_.begin(), dirty_nodes_.end());
+    for (uint32_t v : dirty_nodes_) {
+      dirty_node_flag_[v] = 0;
+      ready_.clear();
+      for (uint32_t l : g_.in_links(v)) {
+        if (!dirty_flag_[l])
+          continue;
+        dirty_flag_[l] = 0;
+        if (busy_until_[l] <= t)
+          ready_.push_back(l);  // a busy link is re-examined when it is freed (its arrival marks it again)
+      }
+      if (!ready_.empty())
+        match_destination(v, ready_, t);
     }
-    dirty_.clear();
-    std::sort(ready.begin(), ready.end(),
-              [&](uint32_t a, uint32_t b) { return g_.dst(a) != g_.dst(b) ? g_.dst(a) < g_.dst(b) : a < b; });
-    for (size_t i = 0; i < ready.size();) {
-      size_t j = i;
-      while (j < ready.size() && g_.dst(ready[j]) == g_.dst(ready[i]))
-        ++j;
-      match_destination(g_.dst(ready[i]), std::span<const uint32_t>(ready.data() + i, j - i), t);
-      i = j;
-    }
+    dirty_nodes_.clear();
   }
 
   // Each transfer's `from`: the transfer that brought its chunk to its source, i.e. the last arrival of the chunk
@@ -424,16 +434,19 @@ class SpreadEngine {
     std::vector<uint32_t> by_chunk(x.size()), fill(begin.begin(), begin.end() - 1);
     for (uint32_t i = 0; i < x.size(); ++i)
       by_chunk[fill[x[i].chunk]++] = i;  // start order within a chunk
-    std::vector<uint32_t> last(g_.node_count(), kNoTransfer), arrivals;
+    // Arrivals in the order run() applied them (by end, then index), grouped by chunk the same way. Transfers that
+    // never arrived (a run given up) are nobody's source.
+    std::vector<uint32_t> arrived_by_chunk(x.size(), kNoTransfer);
+    fill.assign(begin.begin(), begin.end() - 1);
+    for (uint32_t i : arrived_)
+      arrived_by_chunk[fill[x[i].chunk]++] = i;
+    std::vector<uint32_t> last(g_.node_count(), kNoTransfer);
     for (uint32_t c = 0; c < p_.chunks; ++c) {
       const auto starts = std::span<const uint32_t>(by_chunk).subspan(begin[c], begin[c + 1] - begin[c]);
-      arrivals.assign(starts.begin(), starts.end());
-      std::sort(arrivals.begin(), arrivals.end(),
-                [&](uint32_t a, uint32_t b) { return x[a].end != x[b].end ? x[a].end < x[b].end : a < b; });
-      size_t a = 0;
+      uint32_t a = begin[c];
       for (uint32_t j : starts) {
-        for (; a < arrivals.size() && x[arrivals[a]].end <= x[j].start; ++a)
-          last[g_.dst(x[arrivals[a]].link)] = arrivals[a];
+        for (; a < fill[c] && x[arrived_by_chunk[a]].end <= x[j].start; ++a)
+          last[g_.dst(x[arrived_by_chunk[a]].link)] = arrived_by_chunk[a];
         x[j].from = last[g_.src(x[j].link)];
       }
       for (uint32_t i : starts)
@@ -473,15 +486,18 @@ class SpreadEngine {
   std::vector<uint64_t> has_, incoming_;
   std::vector<uint32_t> holders_;  // per chunk: nodes holding it or receiving it
   std::vector<uint32_t> deliver_;  // per (node, chunk): the transfer that brought it
-  std::vector<uint8_t> near_;      // per (node, chunk): in-links whose source holds or receives it (Unique only)
-  std::vector<uint8_t> parallel_;  // per link: links with its source and destination
+  uint64_t slices_[kSlices] = {};  // Unique's counts for one word of chunks (slice_word)
+  uint32_t sliced_word_ = kNone;
   std::vector<Time> busy_until_;
   std::vector<char> dirty_flag_;
-  std::vector<uint32_t> dirty_;
+  std::vector<char> dirty_node_flag_;
+  std::vector<uint32_t> dirty_nodes_, ready_;
   std::vector<uint64_t> scratch_, want_;
-  std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> order_;
+  std::vector<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>> order_;  // (options, tie, link, mask offset)
+  std::vector<uint64_t> masks_;                                            // the options of order_'s links when counted
   std::vector<Pick> picks_;
-  EventLanes arrivals_;  // transfers in flight, by end
+  EventLanes arrivals_;            // transfers in flight, by end
+  std::vector<uint32_t> arrived_;  // transfers in the order they arrived
   std::vector<Timed> releases_, frees_;
   size_t next_release_ = 0, next_free_ = 0;
   uint64_t remaining_ = 0;
