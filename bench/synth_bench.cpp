@@ -1,10 +1,9 @@
 // Benchmark of collective synthesis (synth/synthesize.hpp): All-Gather of 1 GiB on every 1024-NPU TACOS input
 // (tacos-inputs/, floor: at most 0.5 s of CPU each, issue #17; TACOS v1.3.0 takes 21 s to 2,072 s,
-// tacos-results-table.csv), with
-// --chunks auto, All-Reduce on a 32x32 2D mesh and All-to-All on a 32x32 torus (floor: 10 s); dimension-wise All-Reduce
-// (synth/dimensional.hpp) on a 32x32 and a 200x200 2D mesh (floor: the 40,000-NPU one in at most 10 minutes and 8 GiB).
-// Counters: the synthesized time and its ratio to the cut bound is left to scripts/synth-quality.sh; here time_us,
-// transfers and chunks_per_npu.
+// tacos-results-table.csv), with --chunks auto; All-Reduce on a 32x32 2D mesh; All-to-All of 64 MiB on a 32x32 torus
+// (floor: 10 s); dimension-wise All-Reduce (synth/dimensional.hpp) on a 32x32 and a 200x200 2D mesh (floor: the
+// 40,000-NPU one in at most 10 minutes and 8 GiB). Counters: the synthesized time and its ratio to the cut bound is
+// left to scripts/synth-quality.sh; here time_us, transfers and chunks_per_npu.
 #include <filesystem>
 #include <string>
 
