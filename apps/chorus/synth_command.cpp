@@ -181,6 +181,7 @@ void run(const SynthCommandOptions& o) {
   SynthOptions options = make_synth_options(o.synth, *kind, size);
   options.demand = std::move(demand);
   options.progress = progress.get();
+  options.switches_multicast = o.out.empty();  // MSCCL has no multicast: with --out every copy is a GPU's send
   if (o.dimensional && options.demand)
     throw Error("synth", "--dimensional", "does not take --demand (dimension-wise synthesis has no All-to-All)");
   if (o.dimensional || dimensional_synthesis_needed(topology, options))
