@@ -11,6 +11,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
@@ -272,6 +273,40 @@ TEST(SynthCli, FortyThousandNpuMeshGoesDimensionWise) {
   EXPECT_EQ(status, 2) << refused;
 }
 
+// A small dimension-wise schedule written with --schedule: mesh2d:2x2, All-Gather of 8 MiB, two parts of 4 MiB in
+// rotated dimension orders. Stage 0: each part gathers 2 MiB on 2-NPU lines (each NPU sends 1 MiB: 0.5 us + 1 MiB /
+// 50 GiB/s = 20.03125 us); stage 1: 4 MiB per line (2 MiB sent: 39.5625 us). Time 59.59375 us = 2 x 0.5 us + 3 MiB /
+// 50 GiB/s. Transfers: 2 parts x 2 lines x 2 NPUs per stage, 16, eight of 1 MiB and eight of 2 MiB, and one barrier
+// per stage. --out, --verify and --chakra are refused with their reasons.
+TEST(SynthCli, DimensionWiseScheduleJson) {
+  const std::string path = (std::filesystem::temp_directory_path() / "chorus_dimensional_schedule.json").string();
+  int status = 0;
+  const std::string args =
+      "synth --topology mesh2d:2x2 --bandwidth 50GiB/s --latency 0.5us --collective all_gather --size 8MiB "
+      "--dimensional";
+  const std::string out = run(args + " --schedule " + path, status);
+  ASSERT_EQ(status, 0) << out;
+  std::ifstream in(path);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_DOUBLE_EQ(j["time_ns"].get<double>(), 59593.75);
+  std::map<int64_t, int> by_bytes;
+  int locals = 0;
+  for (const auto& op : j["ops"]) {
+    if (op["src"] == op["dst"])
+      ++locals;
+    else
+      ++by_bytes[op["bytes"].get<int64_t>()];
+    EXPECT_LE(op["end_ns"].get<double>(), 59593.75);
+  }
+  EXPECT_EQ(locals, 2);
+  EXPECT_EQ(by_bytes, (std::map<int64_t, int>{{int64_t{1} << 20, 8}, {int64_t{2} << 20, 8}}));
+  for (const char* flag : {" --out /tmp/chorus_dim.xml", " --verify", " --chakra /tmp/chorus_dim_chakra"}) {
+    const std::string refused = run(args + flag, status);
+    EXPECT_EQ(status, 2) << flag << ": " << refused;
+    EXPECT_EQ(std::count(refused.begin(), refused.end(), '\n'), 1) << flag << ": " << refused;
+  }
+}
+
 TEST(SynthCli, JsonHasTheScriptKeys) {
   int status = 0;
   const std::string out =
@@ -309,10 +344,10 @@ TEST(SynthCli, BadInputIsOneLineAndStatusTwo) {
   // An MSCCL program MSCCL's runtime cannot hold: 110 GPUs through one switch exchange with 109 peers each, 218
   // thread blocks > 216. One line naming the limit, status 2.
   int status = 0;
-  const std::string out = run(
-      "synth --topology switch:110 --bandwidth 50GiB/s --latency 0.5us --collective all_to_all --size 110MiB "
-      "--chunks 1 --out /tmp/chorus_switch110.xml",
-      status);
+  const std::string out =
+      run("synth --topology switch:110 --bandwidth 50GiB/s --latency 0.5us --collective all_to_all --size 110MiB "
+          "--chunks 1 --out /tmp/chorus_switch110.xml",
+          status);
   EXPECT_EQ(status, 2) << out;
   EXPECT_EQ(out.rfind("error: ", 0), 0u) << out;
   EXPECT_NE(out.find("MSCCL_MAX_NUM_THREAD_BLOCKS"), std::string::npos) << out;
