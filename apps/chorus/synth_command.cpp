@@ -88,7 +88,8 @@ void write_schedule_json(const std::string& path, const SynthResult& r) {
 }
 
 // Dimension-wise synthesis (dimensional.hpp): per-line schedules composed in stages; transfers are counted, and
-// materialized only for --schedule (up to 2^22 transfers). The other per-transfer outputs say why they are missing.
+// materialized only for --schedule and --chakra (up to 2^22 transfers, per-NPU stage barriers). The other
+// per-transfer outputs say why they are missing.
 void run_dimensional(const SynthCommandOptions& o, const Topology& topology, const SynthOptions& options) {
   if (!o.out.empty())
     throw Error("synth", "--out",
@@ -98,15 +99,16 @@ void run_dimensional(const SynthCommandOptions& o, const Topology& topology, con
     throw Error("synth", "--verify",
                 "is not available with dimension-wise synthesis: the certificates check one chunk size per schedule, "
                 "and the stages move pieces of different sizes (the line schedules are certified in the tests)");
-  if (!o.chakra.empty())
-    throw Error("synth", "--chakra",
-                "is not available with dimension-wise synthesis: its stages end in a barrier across all NPUs, which "
-                "per-rank Chakra traces cannot express");
   if (!o.report.empty())
     throw Error("synth", "--report",
                 "is not available with dimension-wise synthesis (transfers are counted, not materialized)");
-  if (!o.schedule_json.empty())
-    write_schedule_json(o.schedule_json, materialize_dimensional(topology, options));
+  if (!o.schedule_json.empty() || !o.chakra.empty()) {
+    const SynthResult m = materialize_dimensional(topology, options);
+    if (!o.schedule_json.empty())
+      write_schedule_json(o.schedule_json, m);
+    if (!o.chakra.empty())
+      write_chakra_schedule((std::filesystem::path(o.chakra) / to_string(m.kind)).string(), m, topology);
+  }
   const DimensionalSynthResult r = synthesize_dimensional(topology, options);
   const auto bound_started = std::chrono::steady_clock::now();
   const Time bound = dimensional_lower_bound(topology, r.kind, r.size);
