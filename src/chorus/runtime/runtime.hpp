@@ -51,6 +51,7 @@ struct RuntimeOptions {
   bool lower_bounds = true;
   bool link_stats = false;  // accumulate per-link statistics (aware and flow models; link_usage.hpp)
   bool contention = false;  // flow model: overlapping collectives share links (collective_contention.hpp)
+  PacketOptions packet;     // packet model: its switch queues
   // Hears of each trace node completed (core/progress.hpp); none: silent.
   Progress* progress = nullptr;
 };
