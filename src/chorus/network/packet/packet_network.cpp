@@ -136,13 +136,6 @@ struct Port {
   ns3::EventId wake;
 };
 
-void count_bytes(double* total, ns3::Ptr<const ns3::Packet> packet) {
-  *total += packet->GetSize();
-}
-void track_peak(uint32_t* peak, uint32_t /*old*/, uint32_t now_queued) {
-  *peak = std::max(*peak, now_queued);
-}
-
 // Ends the process-wide ns-3 simulation however the run ends (an Error thrown from an event included).
 struct SimulatorSession {
   SimulatorSession() = default;
@@ -219,8 +212,6 @@ class PacketSimulation {
     out_[link.value] = devices.Get(0);
     nodes_.Get(topology_.link_dst(link).value)
         ->RegisterProtocolHandler(ns3::MakeCallback(&PacketSimulation::receive, this), kEtherType, devices.Get(1));
-    out_[link.value]->TraceConnectWithoutContext(
-        "PhyTxBegin", ns3::MakeBoundCallback(&count_bytes, &result_.links.bytes[link.value]));
     install_queue(link, rate);
   }
 
@@ -245,16 +236,16 @@ class PacketSimulation {
     const ns3::Ptr<ns3::QueueDisc> disc = tch.Install(out_[link.value]).Get(0);
     if (const ns3::Ptr<ns3::RedQueueDisc> red = ns3::DynamicCast<ns3::RedQueueDisc>(disc))
       red->AssignStreams(link.value);  // a fixed random stream per port: runs repeat exactly
-    disc->TraceConnectWithoutContext("PacketsInQueue",
-                                     ns3::MakeBoundCallback(&track_peak, &result_.links.peak_flows[link.value]));
     queues_[link.value] = disc;
   }
 
   void collect_link_stats() {
     for (uint32_t l = 0; l < topology_.link_count(); ++l) {
-      const Bytes carried(std::llround(result_.links.bytes[l]));
-      result_.links.busy[l] = transfer_time(carried, topology_.link_bandwidth(LinkId{l}));
+      // Every packet leaves its port through the queue disc, whose sizes leave out PPP's bytes.
       const ns3::QueueDisc::Stats& stats = queues_[l]->GetStats();
+      const Bytes carried(static_cast<int64_t>(stats.nTotalSentBytes + uint64_t{kPppHeader} * stats.nTotalSentPackets));
+      result_.links.bytes[l] = static_cast<double>(carried.count());
+      result_.links.busy[l] = transfer_time(carried, topology_.link_bandwidth(LinkId{l}));
       result_.dropped += stats.nTotalDroppedPackets;
       result_.marked += stats.nTotalMarkedPackets;
     }
@@ -374,6 +365,9 @@ class PacketSimulation {
     const ns3::Ptr<ns3::NetDevice>& device = out_[link];
     tc_[topology_.link_src(LinkId{link}).value]->Send(
         device, ns3::Create<ChorusItem>(std::move(payload), device->GetBroadcast(), header));
+    // Queues only grow on an arrival: their peak is seen here (cheaper than tracing every change).
+    uint32_t& peak = result_.links.peak_flows[link];
+    peak = std::max(peak, queues_[link]->GetNPackets());
   }
 
   void receive(ns3::Ptr<ns3::NetDevice> /*device*/, ns3::Ptr<const ns3::Packet> packet, uint16_t /*protocol*/,

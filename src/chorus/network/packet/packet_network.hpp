@@ -37,7 +37,7 @@ struct PacketRunResult {
   uint64_t dropped = 0;      // by full queues
   uint64_t marked = 0;       // ECN marks
   std::vector<Time> finish;  // per op
-  LinkStats links;           // bytes on the wire, time transmitting, most packets queued at the port
+  LinkStats links;           // bytes on the wire, time transmitting, most packets waiting in the port's queue
 };
 
 // `routes` must name physical links of `topology` (resource r is LinkId r).
