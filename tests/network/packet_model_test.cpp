@@ -195,9 +195,9 @@ TEST(GoBackN, GapIsNakedOnceAndTheSenderResendsFromIt) {
   EXPECT_EQ(r.on_packet(s.take_next()), GoBackNReceiver::Arrival::InOrder);  // 0
   s.take_next();                                                             // 1 is lost
   EXPECT_EQ(r.on_packet(s.take_next()), GoBackNReceiver::Arrival::Gap);      // 2
-  EXPECT_TRUE(r.take_nak());
-  EXPECT_EQ(r.on_packet(s.take_next()), GoBackNReceiver::Arrival::Gap);  // 3
-  EXPECT_FALSE(r.take_nak());                                            // one NAK per loss
+  EXPECT_TRUE(r.take_nak(2));
+  EXPECT_EQ(r.on_packet(s.take_next()), GoBackNReceiver::Arrival::Gap);  // 3, sent before the NAK arrived
+  EXPECT_FALSE(r.take_nak(3));                                           // one NAK per loss
   s.on_nak(r.expected());
   EXPECT_EQ(s.acked(), 1u);
   EXPECT_EQ(s.take_next(), 1u);
@@ -207,6 +207,22 @@ TEST(GoBackN, GapIsNakedOnceAndTheSenderResendsFromIt) {
   EXPECT_EQ(r.on_packet(3), GoBackNReceiver::Arrival::Duplicate);
   s.on_ack(r.expected());
   EXPECT_TRUE(s.done());
+}
+
+TEST(GoBackN, AResentPacketLostAgainIsNakedAgain) {
+  // 1 is lost; 2 and 3 arrive (one NAK). The resent 1 is lost again; the resent 2 arrives: it is no newer than
+  // what the receiver had seen at its NAK (up to 3), so it reveals the second loss: NAK(1) again.
+  GoBackNReceiver r(5);
+  EXPECT_EQ(r.on_packet(0), GoBackNReceiver::Arrival::InOrder);
+  EXPECT_EQ(r.on_packet(2), GoBackNReceiver::Arrival::Gap);
+  EXPECT_TRUE(r.take_nak(2));
+  EXPECT_EQ(r.on_packet(3), GoBackNReceiver::Arrival::Gap);
+  EXPECT_FALSE(r.take_nak(3));
+  EXPECT_EQ(r.on_packet(4), GoBackNReceiver::Arrival::Gap);  // sent before the NAK arrived: silent
+  EXPECT_FALSE(r.take_nak(4));
+  EXPECT_EQ(r.on_packet(2), GoBackNReceiver::Arrival::Gap);  // resent
+  EXPECT_TRUE(r.take_nak(2));
+  EXPECT_EQ(r.expected(), 1u);
 }
 
 TEST(GoBackN, TimeoutResendsFromTheLastAcknowledgement) {
@@ -237,6 +253,16 @@ TEST(DcqcnRate, CutsByHalfAlphaThenRecoversToTheLineRate) {
     r.on_period(false);
   EXPECT_FALSE(r.recovering());
   EXPECT_DOUBLE_EQ(r.rate().gb_per_second(), 50);
+}
+
+TEST(DcqcnRate, LossHalvesAndRecoversOnlyAdditively) {
+  // 50 -> 25 GB/s, target 25: the next period raises the target by 1% of the line rate (0.5 GB/s) and moves
+  // halfway to it: 25.25 GB/s.
+  DcqcnRate r(Bandwidth::gb_per_s(50));
+  r.on_loss();
+  EXPECT_DOUBLE_EQ(r.rate().gb_per_second(), 25);
+  r.on_period(false);
+  EXPECT_DOUBLE_EQ(r.rate().gb_per_second(), 25.25);
 }
 
 TEST(DcqcnRate, LossHalvesAndTheRateHasAFloor) {

@@ -18,6 +18,7 @@ void GoBackNSender::on_ack(uint32_t received) {
 GoBackNReceiver::Arrival GoBackNReceiver::on_packet(uint32_t seq) {
   if (seq < expected_ || expected_ == packets_)
     return Arrival::Duplicate;
+  highest_ = std::max(highest_, seq + 1);
   if (seq > expected_)
     return Arrival::Gap;
   ++expected_;
@@ -25,10 +26,11 @@ GoBackNReceiver::Arrival GoBackNReceiver::on_packet(uint32_t seq) {
   return expected_ == packets_ ? Arrival::Complete : Arrival::InOrder;
 }
 
-bool GoBackNReceiver::take_nak() {
-  if (naked_)
-    return false;
+bool GoBackNReceiver::take_nak(uint32_t seq) {
+  if (naked_ && seq >= naked_at_)
+    return false;  // sent before the sender heard the last NAK
   naked_ = true;
+  naked_at_ = highest_;
   return true;
 }
 

@@ -1,12 +1,14 @@
 // Go-back-N reliability of one message, as RoCE NICs recover from loss: the receiver accepts packets only in
 // order, answers the first packet past a gap with a NAK naming the packet it expects, and the sender resends
-// from there. A sender that has sent everything and heard nothing for a timeout resends from the last
-// cumulative acknowledgement (a lost tail packet leaves no later packet to reveal the gap).
+// from there. Packets sent before the sender heard the NAK still arrive past the gap and stay silent; a packet
+// past the gap that is no newer than those seen at the NAK is a resent one, so the resent expected packet was
+// lost too: the receiver NAKs again. A sender that has sent everything and heard nothing for a timeout resends from the
+// last cumulative acknowledgement (a lost tail packet leaves no later packet to reveal the gap).
 //
 //   GoBackNSender s(3);  GoBackNReceiver r(3);
 //   r.on_packet(s.take_next());   // InOrder (packet 0)
-//   s.take_next();                // packet 1 is lost
-//   r.on_packet(s.take_next());   // Gap: NAK(1) -> s.on_nak(1) resends 1, 2
+//   s.take_next();  s.take_next(); // packet 1 is lost, 2 arrives:
+//   r.on_packet(2);               // Gap, r.take_nak(2): NAK(1) -> s.on_nak(1) resends 1, 2
 #pragma once
 
 #include <cstdint>
@@ -40,13 +42,15 @@ class GoBackNReceiver {
   explicit GoBackNReceiver(uint32_t packets) : packets_(packets) {}
   Arrival on_packet(uint32_t seq);
   uint32_t expected() const { return expected_; }
-  // True the first time a gap is seen before `expected()`: one NAK per lost packet, not one per later arrival.
-  bool take_nak();
+  // After a Gap for `seq`: whether to NAK: the first gap before `expected()`, or a resent packet past it.
+  bool take_nak(uint32_t seq);
 
  private:
   uint32_t packets_;
   uint32_t expected_ = 0;
-  bool naked_ = false;  // a NAK for expected_ was sent
+  uint32_t highest_ = 0;   // the highest packet seen, plus one
+  bool naked_ = false;     // a NAK for expected_ was sent ...
+  uint32_t naked_at_ = 0;  // ... when highest_ was this
 };
 
 }  // namespace chorus

@@ -404,7 +404,7 @@ class PacketSimulation {
         send_control(m, Control::Ack, m.receiver.expected());
         break;
       case GoBackNReceiver::Arrival::Gap:
-        if (m.receiver.take_nak())
+        if (m.receiver.take_nak(header.seq))
           send_control(m, Control::Nak, m.receiver.expected());
         break;
       case GoBackNReceiver::Arrival::Duplicate:

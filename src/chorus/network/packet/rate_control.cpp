@@ -17,9 +17,10 @@ void DcqcnRate::on_congestion() {
 }
 
 void DcqcnRate::on_loss() {
-  target_ = current_;
+  // No fast recovery back to the rate that overflowed a buffer: only additive increase from the halved rate.
   current_ /= 2;
-  steps_since_cut_ = 0;
+  target_ = current_;
+  steps_since_cut_ = kFastRecoverySteps;
   clamp();
 }
 

@@ -5,7 +5,8 @@
 // - A message starts at its first link's line rate (RDMA NICs do not slow-start).
 // - A congestion notification (CNP, sent by the receiver for ECN-marked packets) cuts the rate:
 //     target = current; current *= 1 - alpha/2; alpha = (1-g) alpha + g.
-// - A loss (the receiver's NAK of a gap, or a timeout) halves the rate: drop-tail fabrics give no other signal.
+// - A loss (the receiver's NAK of a gap, or a timeout) halves the rate and sets the target there: drop-tail
+//   fabrics give no other signal, and recovering fast to the rate that overflowed a buffer only loses again.
 // - Every period without a CNP, alpha decays, alpha *= 1-g, and the rate recovers: the first kFastRecoverySteps
 //   periods halve the distance to the target (fast recovery), later ones first raise the target by an additive
 //   step (additive increase). The rate never exceeds the line rate nor falls below line / kMinRateDivisor.
