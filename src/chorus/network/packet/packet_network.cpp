@@ -9,7 +9,9 @@
 #include <ns3/node-container.h>
 #include <ns3/packet.h>
 #include <ns3/point-to-point-helper.h>
+#include <ns3/point-to-point-net-device.h>
 #include <ns3/queue-disc.h>
+#include <ns3/queue.h>
 #include <ns3/red-queue-disc.h>
 #include <ns3/rng-seed-manager.h>
 #include <ns3/simulator.h>
@@ -187,13 +189,16 @@ class PacketSimulation {
 
   void build_network() {
     nodes_.Create(topology_.node_count());
-    tc_.resize(topology_.node_count());
-    for (uint32_t n = 0; n < topology_.node_count(); ++n) {
-      tc_[n] = ns3::CreateObject<ns3::TrafficControlLayer>();
-      nodes_.Get(n)->AggregateObject(tc_[n]);
+    if (options_.ecn) {
+      tc_.resize(topology_.node_count());
+      for (uint32_t n = 0; n < topology_.node_count(); ++n) {
+        tc_[n] = ns3::CreateObject<ns3::TrafficControlLayer>();
+        nodes_.Get(n)->AggregateObject(tc_[n]);
+      }
     }
     out_.resize(topology_.link_count());
     queues_.resize(topology_.link_count());
+    device_queues_.resize(topology_.link_count());
     for (uint32_t l = 0; l < topology_.link_count(); ++l)
       add_link(LinkId{l});
   }
@@ -205,21 +210,31 @@ class PacketSimulation {
     p2p.SetDeviceAttribute("DataRate", ns3::DataRateValue(rate));
     p2p.SetDeviceAttribute("Mtu", ns3::UintegerValue(static_cast<uint32_t>(kMaxWirePacket.count())));
     p2p.SetChannelAttribute("Delay", ns3::TimeValue(to_ns3(topology_.link_latency(link))));
-    // One packet waits in the device; the port's buffer is the queue disc in front of it.
-    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", ns3::StringValue("1p"));
+    // Drop-tail: the device's own queue is the port's buffer (counting bytes on the wire); packets go straight
+    // to the device. RED/ECN: one packet waits in the device, the buffer is the RED queue disc in front of it
+    // (traffic control costs events per packet: drop-tail runs about twice as fast).
+    if (options_.ecn) {
+      p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", ns3::StringValue("1p"));
+    } else {
+      p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
+                   ns3::QueueSizeValue(
+                       ns3::QueueSize(ns3::QueueSizeUnit::BYTES, static_cast<uint32_t>(options_.queue.count()))));
+    }
     const ns3::NetDeviceContainer devices =
         p2p.Install(nodes_.Get(topology_.link_src(link).value), nodes_.Get(topology_.link_dst(link).value));
     out_[link.value] = devices.Get(0);
+    device_queues_[link.value] = ns3::DynamicCast<ns3::PointToPointNetDevice>(devices.Get(0))->GetQueue();
     nodes_.Get(topology_.link_dst(link).value)
         ->RegisterProtocolHandler(ns3::MakeCallback(&PacketSimulation::receive, this), kEtherType, devices.Get(1));
-    install_queue(link, rate);
+    if (options_.ecn)
+      install_red(link, rate);
   }
 
-  void install_queue(LinkId link, const ns3::DataRate& rate) {
+  void install_red(LinkId link, const ns3::DataRate& rate) {
     const ns3::QueueSizeValue size(
         ns3::QueueSize(ns3::QueueSizeUnit::BYTES, static_cast<uint32_t>(options_.queue.count())));
     ns3::TrafficControlHelper tch;
-    if (options_.ecn) {
+    {
       // Marking from an eighth of the buffer, with probability rising to 10% at half of it; above, every packet
       // is marked (no early drops); the instantaneous queue (QW 1), as DCQCN switches mark.
       const double queue = static_cast<double>(options_.queue.count());
@@ -230,8 +245,6 @@ class PacketSimulation {
                            "UseEcn", ns3::BooleanValue(true), "UseHardDrop", ns3::BooleanValue(false), "MeanPktSize",
                            ns3::UintegerValue(static_cast<uint32_t>(kMaxWirePacket.count())), "LinkBandwidth",
                            ns3::DataRateValue(rate), "LinkDelay", ns3::TimeValue(to_ns3(topology_.link_latency(link))));
-    } else {
-      tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", size);
     }
     const ns3::Ptr<ns3::QueueDisc> disc = tch.Install(out_[link.value]).Get(0);
     if (const ns3::Ptr<ns3::RedQueueDisc> red = ns3::DynamicCast<ns3::RedQueueDisc>(disc))
@@ -241,13 +254,17 @@ class PacketSimulation {
 
   void collect_link_stats() {
     for (uint32_t l = 0; l < topology_.link_count(); ++l) {
-      // Every packet leaves its port through the queue disc, whose sizes leave out PPP's bytes.
-      const ns3::QueueDisc::Stats& stats = queues_[l]->GetStats();
-      const Bytes carried(static_cast<int64_t>(stats.nTotalSentBytes + uint64_t{kPppHeader} * stats.nTotalSentPackets));
+      // Every packet that leaves the port passes its device's queue, which counts PPP's bytes too.
+      const ns3::Ptr<ns3::Queue<ns3::Packet>>& device = device_queues_[l];
+      const Bytes carried(static_cast<int64_t>(device->GetTotalReceivedBytes()));
       result_.links.bytes[l] = static_cast<double>(carried.count());
       result_.links.busy[l] = transfer_time(carried, topology_.link_bandwidth(LinkId{l}));
-      result_.dropped += stats.nTotalDroppedPackets;
-      result_.marked += stats.nTotalMarkedPackets;
+      result_.dropped += device->GetTotalDroppedPackets();
+      if (queues_[l]) {
+        const ns3::QueueDisc::Stats& stats = queues_[l]->GetStats();
+        result_.dropped += stats.nTotalDroppedPackets;
+        result_.marked += stats.nTotalMarkedPackets;
+      }
     }
   }
 
@@ -363,11 +380,17 @@ class PacketSimulation {
 
   void forward(uint32_t link, ns3::Ptr<ns3::Packet> payload, const ChorusHeader& header) {
     const ns3::Ptr<ns3::NetDevice>& device = out_[link];
-    tc_[topology_.link_src(LinkId{link}).value]->Send(
-        device, ns3::Create<ChorusItem>(std::move(payload), device->GetBroadcast(), header));
     // Queues only grow on an arrival: their peak is seen here (cheaper than tracing every change).
     uint32_t& peak = result_.links.peak_flows[link];
-    peak = std::max(peak, queues_[link]->GetNPackets());
+    if (options_.ecn) {
+      tc_[topology_.link_src(LinkId{link}).value]->Send(
+          device, ns3::Create<ChorusItem>(std::move(payload), device->GetBroadcast(), header));
+      peak = std::max(peak, queues_[link]->GetNPackets());
+      return;
+    }
+    payload->AddHeader(header);
+    device->Send(payload, device->GetBroadcast(), kEtherType);
+    peak = std::max(peak, device_queues_[link]->GetNPackets());
   }
 
   void receive(ns3::Ptr<ns3::NetDevice> /*device*/, ns3::Ptr<const ns3::Packet> packet, uint16_t /*protocol*/,
@@ -509,11 +532,12 @@ class PacketSimulation {
   std::vector<OpId> ready_;
   uint64_t needed_packets_ = 0;
   ns3::NodeContainer nodes_;
-  std::vector<ns3::Ptr<ns3::TrafficControlLayer>> tc_;  // per node
-  std::vector<ns3::Ptr<ns3::NetDevice>> out_;           // per link: its sending device
-  std::vector<ns3::Ptr<ns3::QueueDisc>> queues_;        // per link: the buffer of its output port
-  std::vector<Port> ports_;                             // per link, when messages start on it
-  std::unordered_map<uint32_t, Message> messages_;      // by op
+  std::vector<ns3::Ptr<ns3::TrafficControlLayer>> tc_;            // per node, with RED/ECN
+  std::vector<ns3::Ptr<ns3::Queue<ns3::Packet>>> device_queues_;  // per link: drop-tail, the port's buffer
+  std::vector<ns3::Ptr<ns3::NetDevice>> out_;                     // per link: its sending device
+  std::vector<ns3::Ptr<ns3::QueueDisc>> queues_;                  // per link, with RED/ECN: the port's buffer
+  std::vector<Port> ports_;                                       // per link, when messages start on it
+  std::unordered_map<uint32_t, Message> messages_;                // by op
   PacketRunResult result_;
 };
 
