@@ -45,6 +45,9 @@ constexpr Time kCnpInterval = Time::us(50);
 // congestion collapse: the run stops with an error instead of grinding on.
 constexpr uint64_t kCollapseFactor = 32;
 constexpr uint64_t kCollapseFloor = 1'000'000;
+// Sequence numbers and hop counts travel in 32 and 16 bits.
+constexpr uint64_t kMaxPacketsPerMessage = uint64_t{1} << 31;
+constexpr size_t kMaxHops = 65535;
 
 ns3::Time to_ns3(Time t) {
   return ns3::PicoSeconds(t.picoseconds());
@@ -158,8 +161,17 @@ class PacketSimulation {
     result_.links.resize(topology.link_count());
     ports_.resize(topology.link_count());
     for (uint32_t op = 0; op < schedule.size(); ++op) {
-      if (schedule.is_transfer(OpId{op}))
-        needed_packets_ += packet_count(schedule.bytes(OpId{op}));
+      if (!schedule.is_transfer(OpId{op}))
+        continue;
+      const uint64_t packets = packet_count(schedule.bytes(OpId{op}));
+      if (packets > kMaxPacketsPerMessage) {
+        throw Error("", Argument{"size"},
+                    fmt::format("a message of {} is {} packets; the packet model sends at most {} per message",
+                                to_string(schedule.bytes(OpId{op})), packets, kMaxPacketsPerMessage));
+      }
+      needed_packets_ += packets;
+      CHORUS_ASSERT(routes.route(OpId{op}).size() <= kMaxHops, "transfer {} crosses {} links", op,
+                    routes.route(OpId{op}).size());
     }
   }
 
@@ -180,9 +192,9 @@ class PacketSimulation {
   }
 
  private:
-  static uint32_t packet_count(Bytes bytes) {
+  static uint64_t packet_count(Bytes bytes) {
     const int64_t payload = kPacketPayload.count();
-    return static_cast<uint32_t>(std::max<int64_t>(1, (bytes.count() + payload - 1) / payload));
+    return static_cast<uint64_t>(std::max<int64_t>(1, (bytes.count() + payload - 1) / payload));
   }
 
   // --- the fabric ---
@@ -291,7 +303,7 @@ class PacketSimulation {
     const std::span<const uint32_t> route = routes_.route(op);
     CHORUS_ASSERT(!route.empty(), "transfer {} has no route", op.value);
     const Bytes bytes = schedule_.bytes(op);
-    auto [it, inserted] = messages_.try_emplace(op.value, op, route, bytes, packet_count(bytes),
+    auto [it, inserted] = messages_.try_emplace(op.value, op, route, bytes, static_cast<uint32_t>(packet_count(bytes)),
                                                 topology_.link_bandwidth(LinkId{route[0]}));
     CHORUS_ASSERT(inserted, "transfer {} started twice", op.value);
     Message& m = it->second;
