@@ -271,12 +271,6 @@ class PacketSimulation {
       const Bytes carried(static_cast<int64_t>(device->GetTotalReceivedBytes()));
       result_.links.bytes[l] = static_cast<double>(carried.count());
       result_.links.busy[l] = transfer_time(carried, topology_.link_bandwidth(LinkId{l}));
-      result_.dropped += device->GetTotalDroppedPackets();
-      if (queues_[l]) {
-        const ns3::QueueDisc::Stats& stats = queues_[l]->GetStats();
-        result_.dropped += stats.nTotalDroppedPackets;
-        result_.marked += stats.nTotalMarkedPackets;
-      }
     }
   }
 
@@ -366,14 +360,14 @@ class PacketSimulation {
   Bytes send_packet(Message& m, uint32_t link) {
     const uint32_t seq = m.sender.take_next();
     if (seq < m.highest_sent)
-      ++result_.retransmitted;
+      ++retransmitted_;
     m.highest_sent = std::max(m.highest_sent, seq + 1);
-    ++result_.packets_sent;
-    if (result_.retransmitted > kCollapseFactor * needed_packets_ + kCollapseFloor) {
+    ++packets_sent_;
+    if (retransmitted_ > kCollapseFactor * needed_packets_ + kCollapseFloor) {
       throw Error("", Argument{"queue"},
                   fmt::format("the fabric collapsed under loss: {} of {} packets sent were retransmissions; give "
                               "the ports more buffer (--queue) or mark ECN (--ecn)",
-                              result_.retransmitted, result_.packets_sent));
+                              retransmitted_, packets_sent_));
     }
     const int64_t offset = int64_t{seq} * kPacketPayload.count();
     const Bytes payload(std::min(kPacketPayload.count(), m.bytes.count() - offset));
@@ -542,7 +536,9 @@ class PacketSimulation {
   const PacketOptions options_;
   DagTracker dag_;
   std::vector<OpId> ready_;
-  uint64_t needed_packets_ = 0;
+  uint64_t needed_packets_ = 0;  // by the schedule, one try each
+  uint64_t packets_sent_ = 0;    // by the senders, retransmissions included
+  uint64_t retransmitted_ = 0;
   ns3::NodeContainer nodes_;
   std::vector<ns3::Ptr<ns3::TrafficControlLayer>> tc_;            // per node, with RED/ECN
   std::vector<ns3::Ptr<ns3::Queue<ns3::Packet>>> device_queues_;  // per link: drop-tail, the port's buffer

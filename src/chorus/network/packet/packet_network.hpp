@@ -31,11 +31,7 @@ namespace chorus {
 
 struct PacketRunResult {
   Time makespan;
-  uint64_t events = 0;        // ns-3 events executed
-  uint64_t packets_sent = 0;  // data packets injected by senders, retransmissions included
-  uint64_t retransmitted = 0;
-  uint64_t dropped = 0;      // by full queues
-  uint64_t marked = 0;       // ECN marks
+  uint64_t events = 0;       // ns-3 events executed
   std::vector<Time> finish;  // per op
   LinkStats links;           // bytes on the wire, time transmitting, most packets waiting in the port's queue
 };
