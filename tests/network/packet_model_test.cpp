@@ -318,6 +318,21 @@ TEST(PacketModelCli, BadQueueOptionsAreOneLineAndExitTwo) {
   }
 }
 
+TEST(PacketModelCli, SimRefusesBadQueuesToo) {
+  // The options are read before the workload, so a missing trace does not hide them.
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--model", "packet", "--queue", "0"}, std::vector<std::string>{"--ecn"}}) {
+    std::vector<std::string> args = {"sim",         "--workload", "no-such-trace", "--topology", "ring:4",
+                                     "--bandwidth", "50GB/s",     "--latency",     "500ns"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const testing_support::CliRun r = testing_support::run_chorus(args, true);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    const bool model_missing = packet_model() == nullptr && extra[0] == "--model";
+    EXPECT_NE(r.out.find(model_missing ? "--model" : extra[extra.size() == 1 ? 0 : 2]), std::string::npos) << r.out;
+  }
+}
+
 TEST(PacketModelCli, CollectiveAndSimRunOnPackets) {
   REQUIRE_PACKET_MODEL();
   const testing_support::CliRun c =
