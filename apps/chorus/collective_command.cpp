@@ -39,6 +39,8 @@ struct CollectiveOptions {
   std::string reduction_bandwidth;
   std::string evaluation = "auto";
   std::string model = "unaware";
+  std::string queue;  // --model packet
+  bool ecn = false;   // --model packet
   std::string link_stats;
   bool json = false;
   bool compare_synth = false;   // --algorithm msccl:FILE only
@@ -50,8 +52,11 @@ struct CollectiveOptions {
 // Options that only --algorithm synth reads, and options that only the built-in algorithms read.
 const char* const kSynthOnly[] = {"--chunks",    "--seed", "--priority", "--npus",         "--fail-links",
                                   "--fail-npus", "--root", "--scan-cap", "--search-effort"};
-const char* const kNativeOnly[] = {"--system",         "--composition",         "--splits",     "--active-chunks",
-                                   "--endpoint-delay", "--reduction-bandwidth", "--evaluation", "--link-stats"};
+const char* const kNativeOnly[] = {"--system",         "--composition",
+                                   "--splits",         "--active-chunks",
+                                   "--endpoint-delay", "--reduction-bandwidth",
+                                   "--evaluation",     "--link-stats",
+                                   "--queue",          "--ecn"};
 
 // Refuses an option the chosen algorithm would ignore, naming when it applies.
 void refuse_ignored_options(const CollectiveOptions& o) {
@@ -87,6 +92,8 @@ CollectiveRequest make_request(const CollectiveOptions& o, CollectiveKind kind, 
   q.kind = kind;
   q.size = size;
   q.model = o.model;
+  q.queue = o.queue;
+  q.ecn = o.ecn;
   q.system = o.system;
   q.algorithm = o.algorithm;
   q.composition = o.composition;
@@ -224,6 +231,9 @@ void register_collective_command(CLI::App& app) {
                   "local memory bandwidth for reductions, e.g. 1600GB/s (default: free)");
   cmd->add_option("--evaluation", options->evaluation, "auto | symmetric | schedule (default auto)");
   cmd->add_option("--model", options->model, network_models().help());
+  cmd->add_option("--queue", options->queue,
+                  "with --model packet: the buffer of every output port, e.g. 512KiB (default 1MiB, drop-tail)");
+  cmd->add_flag("--ecn", options->ecn, "with --model packet: RED queues marking ECN, DCQCN-style senders");
   cmd->add_option("--link-stats", options->link_stats, "write per-link statistics (aware, flow) to this CSV file");
   cmd->add_flag("--json", options->json, "print one JSON object");
   add_sweep_flags(*cmd, options->sweep, true);

@@ -111,10 +111,7 @@ void run(const FusedOptions& o) {
   if (!op)
     throw Error("", "--op",
                 fmt::format("unknown fused operator '{}'; expected one of {}", o.op, fused::fused_op_names()));
-  const auto model = parse_network_model(o.model);
-  if (!model)
-    throw Error("", "--model",
-                fmt::format("unknown network model '{}'; expected one of {}", o.model, network_models().names()));
+  const std::optional<NetworkModelKind> model = network_model_argument(o.model);
   fused::FusedRequest q;
   q.op = *op;
   q.shape = fused::OperatorShape{o.m, o.k, o.n, o.pooling, o.dtype};
@@ -135,7 +132,7 @@ void run(const FusedOptions& o) {
   std::optional<AstraSystemConfig> system;
   if (!o.collective_system.empty())
     system = load_astra_system(o.collective_system);
-  CollectiveTimer timer(topology, CollectiveTimerOptions{*model, system ? &*system : nullptr, false});
+  CollectiveTimer timer(topology, CollectiveTimerOptions{*model, system ? &*system : nullptr, false, {}});
   GroupBounds bounds(topology);
   const fused::FusedResult r = fused::evaluate_fused(q, timer, bounds);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -41,6 +41,8 @@ struct SimOptions {
   std::string memory;
   std::string comm_groups;
   std::string model = "unaware";
+  std::string queue;  // --model packet
+  bool ecn = false;   // --model packet
   std::string out;
   bool no_resource_limits = false;
   bool contention = false;
@@ -80,6 +82,9 @@ void add_options(CLI::App& cmd, SimOptions& o) {
   cmd.add_option("--comm-groups,--comm-group-configuration", o.comm_groups,
                  "communicator groups JSON {\"<pg_name>\": [npu, ...]}");
   cmd.add_option("--model", o.model, network_models().help());
+  cmd.add_option("--queue", o.queue,
+                 "with --model packet: the buffer of every output port, e.g. 512KiB (default 1MiB, drop-tail)");
+  cmd.add_flag("--ecn", o.ecn, "with --model packet: RED queues marking ECN, DCQCN-style senders");
   cmd.add_option("--out", o.out,
                  "write summary.json, npus.csv, collectives.csv, timeline.json and (aware, flow) links.csv here");
   cmd.add_flag("--no-resource-limits", o.no_resource_limits,
@@ -148,10 +153,8 @@ void warn_below_bound(const RunReport& report, NetworkModelKind model) {
 }
 
 void run(const SimOptions& o) {
-  const auto model = parse_network_model(o.model);
-  if (!model)
-    throw Error("", "--model",
-                fmt::format("unknown network model '{}'; expected one of {}", o.model, network_models().names()));
+  const std::optional<NetworkModelKind> model = network_model_argument(o.model);
+  const PacketOptions packet = packet_options_argument(o.queue, o.ecn, *model == NetworkModelKind::Packet);
   if (o.contention && !network_models().get(*model).info().fair_sharing)
     throw Error("", "--contention", fmt::format("needs --model flow (got {})", o.model));
   const Topology topology = make_topology(o.topology);
@@ -165,6 +168,7 @@ void run(const SimOptions& o) {
   }
   RuntimeOptions options;
   options.model = *model;
+  options.packet = packet;
   options.system = system ? &*system : nullptr;
   options.memory = load_remote_memory(o.memory);
   options.resource_limits = !o.no_resource_limits;

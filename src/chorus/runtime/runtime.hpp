@@ -55,6 +55,7 @@ struct RuntimeOptions {
   // Link utilisation over time in this many bins per link group (link_load.hpp; needs link statistics, so aware
   // or flow); 0: not recorded.
   size_t link_load_bins = 0;
+  PacketOptions packet;  // packet model: its switch queues
   // Hears of each trace node completed (core/progress.hpp); none: silent.
   Progress* progress = nullptr;
 };
