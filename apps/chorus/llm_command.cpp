@@ -26,6 +26,7 @@
 #include "chorus/llm/report.hpp"
 #include "chorus/llm/search.hpp"
 #include "chorus/llm/system_presets.hpp"
+#include "chorus/llm/tp_gemm_report.hpp"
 #include "chorus/llm/validation.hpp"
 #include "commands.hpp"
 
@@ -51,6 +52,7 @@ struct SearchOptions {
   std::string datatype = "float16";
   bool json = false;
   bool no_prune = false;
+  bool tp_gemm_overlap = false;
 };
 
 struct InferOptions {
@@ -83,12 +85,18 @@ void run_run(const RunOptions& o) {
   options.calculon_recompute_bug = o.calculon_bug;
   const llm::IterationModel model(app, sys, options);
   const llm::Stats st = model.evaluate(exe);
+  const bool gemm_overlap = exe.tp_gemm_overlap != llm::TpGemmOverlap::kNone;
+  const llm::Stats without = gemm_overlap ? model.evaluate(llm::without_tp_gemm_overlap(exe)) : st;
   if (o.json) {
     nlohmann::json j = llm::stats_to_json(st, sys);
     j["execution"] = llm::execution_to_json(exe, sys);
+    if (gemm_overlap)
+      j["tp_gemm_overlap"] = llm::tp_gemm_json(st, without, exe);
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("{}", llm::stats_table(st, sys));
+    if (gemm_overlap)
+      fmt::print("{}", llm::tp_gemm_table(st, without, exe));
   }
 }
 
@@ -113,7 +121,9 @@ std::string top_line(size_t i, const llm::Candidate& c) {
              e.optimizer_sharding, llm::to_string(e.tp_overlap), e.data_par_overlap, e.seq_par_ag_redo,
              e.weight_offload, e.activations_offload, e.optimizer_offload, e.tensor_par_net, e.pipeline_par_net,
              e.data_par_net, c.stats.memory.tier1 / 1073741824.0) +
-         (e.expert_par > 1 ? fmt::format(" ep{}", e.expert_par) : std::string());
+         (e.expert_par > 1 ? fmt::format(" ep{}", e.expert_par) : std::string()) +
+         (e.tp_gemm_overlap != llm::TpGemmOverlap::kNone ? fmt::format(" gemm={}", llm::to_string(e.tp_gemm_overlap))
+                                                         : std::string());
 }
 
 void run_search(const SearchOptions& o) {
@@ -138,6 +148,7 @@ void run_search(const SearchOptions& o) {
   spec.top_n = o.top;
   spec.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   spec.prune = !o.no_prune;
+  spec.tp_gemm_overlap = o.tp_gemm_overlap;
   spec.rank = group.rank();
   spec.ranks = group.size();
   std::unique_ptr<std::ofstream> csv;
@@ -149,7 +160,7 @@ void run_search(const SearchOptions& o) {
     if (!*csv)
       throw Error(o.csv, "", "cannot open for writing");
     if (group.rank() == 0)
-      *csv << llm::csv_header();
+      *csv << llm::csv_header(o.tp_gemm_overlap);
     spec.csv_sink = [&csv](const std::string& chunk) { *csv << chunk; };
   }
   if (group.rank() == 0 && isatty(STDERR_FILENO) != 0)
@@ -386,6 +397,8 @@ void register_llm_command(CLI::App& app) {
   search->add_option("--datatype", search_opts->datatype, "datatype of the system to train in")->capture_default_str();
   search->add_flag("--json", search_opts->json, "print the top list and counts as JSON");
   search->add_flag("--no-prune", search_opts->no_prune, "time every configuration that fits (exhaustive check)");
+  search->add_flag("--tp-gemm-overlap", search_opts->tp_gemm_overlap,
+                   "also try tp_gemm_overlap pipelined and summa (communication-hiding GEMMs; docs/llm.md)");
   search->callback([search_opts] { run_search(*search_opts); });
 
   auto validate_opts = std::make_shared<ValidateOptions>();

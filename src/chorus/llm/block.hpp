@@ -18,6 +18,7 @@
 //   BlockCost b = block_cost(app, exe, hw, {&tp_net, &cp_net, &ep_net});
 #pragma once
 
+#include "chorus/llm/collective_matmul.hpp"
 #include "chorus/llm/hardware.hpp"
 #include "chorus/llm/inputs.hpp"
 
@@ -62,6 +63,7 @@ struct BlockCost {
   double pp_regather_time = 0;        // all-gather that rebuilds a scattered activation after a p2p
   SideComm cp;                        // ring attention K/V passing, overlapped with attention
   SideComm ep;                        // MoE token dispatch + combine All-to-All, exposed
+  TpGemmDetail tp_gemm;               // tp_gemm_overlap: each decomposed GEMM of a block using All-Gather/RS
 };
 
 // The network tiers a block's communication runs on.

@@ -42,6 +42,9 @@ struct SearchSpec {
   // Fraction done, called about five times a second from the calling thread.
   std::function<void(double)> progress;
   int rank = 0;  // this process's share of the outer tasks when the search is split over processes
+  // Also try the communication-hiding GEMMs (tp_gemm_overlap pipelined and summa, with tensor_par_overlap none)
+  // wherever they apply; off keeps Calculon's space. CSV rows then end with a tp_gemm_overlap column.
+  bool tp_gemm_overlap = false;
   int ranks = 1;
 };
 
@@ -62,7 +65,8 @@ struct SearchResult {
 };
 
 // The size of the space, by enumeration alone (for progress, tests and docs).
-int64_t search_space_size(const Application& app, const System& sys, int64_t num_procs, int64_t max_batch);
+int64_t search_space_size(const Application& app, const System& sys, int64_t num_procs, int64_t max_batch,
+                          bool tp_gemm_overlap = false);
 
 SearchResult run_search(const IterationModel& model, const SearchSpec& spec);
 
@@ -70,7 +74,8 @@ SearchResult run_search(const IterationModel& model, const SearchSpec& spec);
 void merge_top(std::vector<Candidate>& into, const std::vector<Candidate>& from, int n);
 
 // CSV of configurations: Calculon's execution keys then the main statistics.
-std::string csv_header();
-void append_csv_row(std::string& out, const Execution& exe, const Stats& st, const System& sys);
+std::string csv_header(bool tp_gemm_overlap = false);
+void append_csv_row(std::string& out, const Execution& exe, const Stats& st, const System& sys,
+                    bool tp_gemm_overlap = false);
 
 }  // namespace chorus::llm

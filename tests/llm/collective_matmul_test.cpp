@@ -1,0 +1,285 @@
+// Communication-hiding GEMMs (tp_gemm_overlap) against hand-derived pipelines: one GEMM in each regime
+// (compute-bound, bandwidth-bound, small shards, latency-bound, processor share, SUMMA), a whole tiny block, the
+// bounds max(C, A) <= time <= C + A on real models, the unchanged default, and bad input.
+#include <gtest/gtest.h>
+
+#include "chorus/core/error.hpp"
+#include "chorus/llm/block.hpp"
+#include "chorus/llm/collective_matmul.hpp"
+#include "chorus/llm/iteration.hpp"
+#include "chorus/llm/presets.hpp"
+#include "chorus/llm/system_presets.hpp"
+#include "chorus/llm/tp_gemm_report.hpp"
+#include "llm_test_util.hpp"
+
+namespace chorus::llm {
+namespace {
+
+constexpr double kUs = 1e-6;
+constexpr double kPs = 1e-12;  // the pipeline is evaluated in whole picoseconds
+
+// 100 TFLOP/s matrix unit with `curve` (GFLOP thresholds), HBM so fast (1e15 B/s) that every GEMM here is
+// compute-bound under the roofline, and one network tier of 100 GB/s, efficiency 1, latency `latency` s, ring
+// All-Gather / Reduce-Scatter (scale 1, offset -1: S (n-1)/n / bandwidth).
+System test_system(const nlohmann::json& curve, double latency = 1e-6, double usage = 0) {
+  nlohmann::json j = {{"matrix", {{"float16", {{"tflops", 100}, {"gflops_efficiency", curve}}}}},
+                      {"vector", {{"float16", {{"tflops", 10}, {"gflops_efficiency", {{0, 1.0}}}}}}},
+                      {"mem1", {{"GiB", 80}, {"GBps", 1e6}, {"MB_efficiency", {{0, 1.0}}}}},
+                      {"mem2", {{"GiB", 0}, {"GBps", 1}, {"MB_efficiency", {{0, 1.0}}}}},
+                      {"processing_mode", "roofline"},
+                      {"networks",
+                       {{{"bandwidth", 100},
+                         {"efficiency", 1.0},
+                         {"size", 8},
+                         {"latency", latency},
+                         {"ops",
+                          {{"p2p", {1.0, nullptr}},
+                           {"reduce_scatter", {1.0, -1}},
+                           {"all_gather", {1.0, -1}},
+                           {"all_reduce", {2.0, -1}}}},
+                         {"must_be_filled", false},
+                         {"processor_usage", usage}}}}};
+  return parse_system(j, "test system");
+}
+
+const nlohmann::json kFlat = {{0, 1.0}};
+
+// An 8 GFLOP GEMM with a few thousand elements (memory time in nanoseconds, hidden by the roofline): C = 80 us.
+TpGemm gemm_8gflop(const Hardware& hw) {
+  TpGemm g{Unit::kMatrix, 8e9, 1000, 1000, 1000, 1, 0};
+  g.time = hw.process(g.flops, g.unit, 3000 * hw.bytes_per_element()).time;
+  return g;
+}
+
+TEST(CollectiveMatmul, ComputeBoundRingHidesTheWholeCollective) {
+  // N = 4, C = 8e9 / 1e14 = 80 us, c = 20 us. All-Gather of 4 MB: A = 1 + 4e6 x 3/4 / 1e11 s = 1 + 30 = 31 us,
+  // one ring step t = 1 + 30 / 3 = 11 us. T = c + 3 max(c, t) = 20 + 60 = 80 us = C: nothing exposed.
+  const System sys = test_system(kFlat);
+  const Hardware hw(sys, 0);
+  const NetworkTier& net = sys.networks[0];
+  const double a = net.op_time(Collective::kAllGather, 4e6, 4);
+  EXPECT_NEAR(a, 31 * kUs, 1e-12);
+  const DecomposedGemm g = ring_decomposed(hw, gemm_8gflop(hw), a, net, 4);
+  EXPECT_NEAR(g.compute, 80 * kUs, 1e-12);
+  EXPECT_NEAR(g.step_compute, 20 * kUs, 1e-12);
+  EXPECT_NEAR(g.step_comm, 11 * kUs, 1e-12);
+  EXPECT_NEAR(g.pipelined, 80 * kUs, 4 * kPs);
+  EXPECT_TRUE(g.decomposed());
+  EXPECT_NEAR(g.exposed(), 0, 4 * kPs);
+  EXPECT_NEAR(g.link, 33 * kUs, 1e-12);  // three steps of 11 us: the latency is paid three times
+}
+
+TEST(CollectiveMatmul, BandwidthBoundRingExposesWhatTheStepsCannotHide) {
+  // All-Gather of 40 MB: A = 1 + 300 = 301 us, t = 1 + 100 = 101 us. T = 20 + 3 x 101 = 323 us against the plain
+  // 80 + 301 = 381 us: exposed 323 - 80 = 243 us.
+  const System sys = test_system(kFlat);
+  const Hardware hw(sys, 0);
+  const NetworkTier& net = sys.networks[0];
+  const DecomposedGemm g = ring_decomposed(hw, gemm_8gflop(hw), net.op_time(Collective::kAllGather, 4e7, 4), net, 4);
+  EXPECT_NEAR(g.pipelined, 323 * kUs, 4 * kPs);
+  EXPECT_TRUE(g.decomposed());
+  EXPECT_NEAR(g.exposed(), 243 * kUs, 4 * kPs);
+  EXPECT_EQ(tp_gemm_reason(g), "hides 19 % of the collective");  // (381 - 323) / 301 = 19.3 %
+}
+
+TEST(CollectiveMatmul, SmallShardsFallBackToGemmThenCollective) {
+  // Efficiency 1 from 4 GFLOP, 0.25 below: the 2 GFLOP shard runs at 25 TFLOP/s, c = 80 us, and T = 80 + 3 x 80
+  // = 320 us > the plain 80 + 31 = 111 us, so the GEMM is not decomposed and its time stays 111 us.
+  const System sys = test_system({{4, 1.0}, {0, 0.25}});
+  const Hardware hw(sys, 0);
+  const NetworkTier& net = sys.networks[0];
+  const DecomposedGemm g = ring_decomposed(hw, gemm_8gflop(hw), net.op_time(Collective::kAllGather, 4e6, 4), net, 4);
+  EXPECT_NEAR(g.step_compute, 80 * kUs, 1e-12);
+  EXPECT_NEAR(g.pipelined, 320 * kUs, 4 * kPs);
+  EXPECT_FALSE(g.decomposed());
+  EXPECT_NEAR(g.time, 111 * kUs, 1e-12);
+  EXPECT_EQ(tp_gemm_reason(g).rfind("small shards", 0), 0u) << tp_gemm_reason(g);
+}
+
+TEST(CollectiveMatmul, LatencyBoundStepsFallBack) {
+  // Latency 50 us, All-Gather of 0.4 MB: A = 50 + 3 = 53 us, t = 50 + 1 = 51 us. T = 20 + 3 x 51 = 173 us > 80 + 53
+  // = 133 us, while the four step GEMMs alone (80 us) would fit: the per-step latency is what loses.
+  const System sys = test_system(kFlat, 50e-6);
+  const Hardware hw(sys, 0);
+  const NetworkTier& net = sys.networks[0];
+  const DecomposedGemm g = ring_decomposed(hw, gemm_8gflop(hw), net.op_time(Collective::kAllGather, 4e5, 4), net, 4);
+  EXPECT_NEAR(g.pipelined, 173 * kUs, 4 * kPs);
+  EXPECT_FALSE(g.decomposed());
+  EXPECT_NEAR(g.time, 133 * kUs, 1e-12);
+  EXPECT_EQ(tp_gemm_reason(g).rfind("latency-bound", 0), 0u) << tp_gemm_reason(g);
+}
+
+TEST(CollectiveMatmul, ProcessorShareSlowsTheStepGemms) {
+  // processor_usage 0.2: c = 20 / 0.8 = 25 us, T = 25 + 3 x 25 = 100 us (plain 111 us): 20 us exposed.
+  const System sys = test_system(kFlat, 1e-6, 0.2);
+  const Hardware hw(sys, 0);
+  const NetworkTier& net = sys.networks[0];
+  const DecomposedGemm g = ring_decomposed(hw, gemm_8gflop(hw), net.op_time(Collective::kAllGather, 4e6, 4), net, 4);
+  EXPECT_NEAR(g.step_compute, 25 * kUs, 1e-12);
+  EXPECT_NEAR(g.exposed(), 20 * kUs, 4 * kPs);
+}
+
+TEST(CollectiveMatmul, SummaGridAndPipeline) {
+  // Grids: rows = the largest divisor <= sqrt(n); panels = lcm(rows, cols).
+  EXPECT_EQ(summa_grid(8).rows, 2);
+  EXPECT_EQ(summa_grid(8).cols, 4);
+  EXPECT_EQ(summa_grid(8).steps(), 4);
+  EXPECT_EQ(summa_grid(6).steps(), 6);
+  EXPECT_EQ(summa_grid(16).rows, 4);
+  EXPECT_EQ(summa_grid(7).rows, 1);
+  // N = 4 (2 x 2, S = 2 panels), operands of 4e6 elements each (2 bytes): per step this rank receives
+  // 4e6 / (2 x 2) x 2 = 2e6 elements = 4 MB, t = 1 + 4e6 / 1e11 s = 41 us; c = 8e9 / 2 / 1e14 = 40 us.
+  // T = t + (S - 1) max(c, t) + c = 41 + 41 + 40 = 122 us; unoverlapped C + S t = 80 + 82 = 162 us.
+  const System sys = test_system(kFlat);
+  const Hardware hw(sys, 0);
+  const DecomposedGemm g = summa_decomposed(hw, gemm_8gflop(hw), 4e6, 4e6, sys.networks[0], summa_grid(4));
+  EXPECT_EQ(g.steps, 2);
+  EXPECT_NEAR(g.step_comm, 41 * kUs, 1e-12);
+  EXPECT_NEAR(g.step_compute, 40 * kUs, 1e-12);
+  EXPECT_NEAR(g.collective, 82 * kUs, 1e-12);
+  EXPECT_NEAR(g.pipelined, 122 * kUs, 4 * kPs);
+  EXPECT_NEAR(g.exposed(), 42 * kUs, 4 * kPs);
+}
+
+// A tiny dense block: hidden 1024, 8 heads of 128, feedforward 4096, one 1,024-token sequence, TP 2, sequence
+// parallel (rs_ag), float16 on test_system(flat).
+Application tiny_app() {
+  Application a;
+  a.hidden = 1024;
+  a.feedforward = 4096;
+  a.seq_size = 1024;
+  a.attn_heads = 8;
+  a.kv_heads = 8;
+  a.attn_size = 128;
+  a.num_blocks = 1;
+  a.vocab = 0;
+  return a;
+}
+
+Execution tiny_exec(TpGemmOverlap mode) {
+  Execution e;
+  e.num_procs = 2;
+  e.tensor_par = 2;
+  e.tp_comm = TpCommType::kRsAg;
+  e.tp_gemm_overlap = mode;
+  return e;
+}
+
+TEST(CollectiveMatmul, TinyBlockByHand) {
+  // Every All-Gather / Reduce-Scatter moves the 1024 x 1024 activation (2 MiB): A = 1 us + 2,097,152 x 1/2 / 1e11
+  // = 11.48576 us; with N = 2 one ring step is the whole collective, t = A. Each linear's step GEMM is half of it:
+  //   QKV       2 x 1024 x 1024 x 1536 = 3.221 GFLOP, C = 32.212 us, c = 16.106 us > t: T = 2c = C, hidden
+  //   out-proj  2 x 1024 x  512 x 1024 = 1.074 GFLOP, C = 10.737 us, c =  5.369 us < t: T = c + t, exposed t - c
+  //   MLP up    2 x 1024 x 1024 x 2048 = 4.295 GFLOP, c = 21.475 us > t: hidden
+  //   MLP down  2 x 1024 x 2048 x 1024 = 4.295 GFLOP: hidden
+  // The activation gradients have the same FLOPs and the reverse collectives, so forward and backward each expose
+  // t - c(out-proj) = 11.48576 - 5.36871 = 6.11705 us, against 4 A = 45.943 us without the decomposition.
+  const System sys = test_system(kFlat);
+  const Hardware hw(sys, 0);
+  const Application app = tiny_app();
+  const double a = 1e-6 + 2097152.0 / 2 / 1e11;
+  const double c_out = 2.0 * 1024 * 512 * 1024 / 2 / 1e14;
+  const BlockCost with = block_cost(app, tiny_exec(TpGemmOverlap::kPipelined), hw, sys.networks[0]);
+  EXPECT_NEAR(with.tp_base.fw_exposed, a - c_out, 10 * kPs);
+  EXPECT_NEAR(with.tp_base.bw_exposed, a - c_out, 10 * kPs);
+  EXPECT_NEAR(with.tp_base.fw_link, 4 * a, 1e-12);
+  ASSERT_EQ(with.tp_gemm.n, 8u);
+  for (size_t i = 0; i < with.tp_gemm.n; ++i)
+    EXPECT_TRUE(with.tp_gemm.gemms[i].decomposed()) << i;
+  const BlockCost without = block_cost(app, tiny_exec(TpGemmOverlap::kNone), hw, sys.networks[0]);
+  EXPECT_NEAR(without.tp_base.fw_exposed, 4 * a, 1e-12);
+  EXPECT_EQ(without.tp_gemm.n, 0u);
+  // The compute of the block is the same either way: only the exposed communication changes.
+  EXPECT_EQ(with.fw.time, without.fw.time);
+  EXPECT_EQ(with.bw.time, without.bw.time);
+}
+
+// Every decomposed GEMM of a real configuration stays within max(C, A) <= time <= C + A (<= the unoverlapped sum
+// plus one step), and the pipeline alone within max(N c, (N-1) t) <= T <= N c + (N-1) t.
+void expect_bounds(const TpGemmDetail& d) {
+  ASSERT_GT(d.n, 0u);
+  for (size_t i = 0; i < d.n; ++i) {
+    const DecomposedGemm& g = d.gemms[i];
+    const double steps = static_cast<double>(g.steps);
+    const double slack = 1e-9 * (g.compute + g.collective) + 100 * kPs;
+    EXPECT_GE(g.time + slack, std::max(g.compute, g.collective)) << i;
+    EXPECT_LE(g.time, g.compute + g.collective + slack) << i;
+    EXPECT_LE(g.time, g.compute + g.collective + std::max(g.step_compute, g.step_comm)) << i;
+    EXPECT_GE(g.pipelined + slack, steps * g.step_compute) << i;
+    EXPECT_LE(g.pipelined, steps * g.step_compute + steps * g.step_comm + slack) << i;
+  }
+}
+
+TEST(CollectiveMatmul, BoundsOnGpt3AndLlamaPresets) {
+  for (const char* preset : {"a100-80gb", "h100-80gb"}) {
+    const System sys = resolve_system(preset);
+    const Hardware hw(sys, 0);
+    for (const char* model : {"gpt3-175b.json", "llama3-70b.json"}) {
+      const Application app = read_application(testing::preset(model));
+      for (int64_t mbs : {1, 4}) {
+        for (TpGemmOverlap mode : {TpGemmOverlap::kPipelined, TpGemmOverlap::kSumma}) {
+          Execution e = tiny_exec(mode);
+          e.tensor_par = 8;
+          e.num_procs = 8;
+          e.microbatch_size = mbs;
+          e.batch_size = mbs;
+          const BlockCost b = block_cost(app, e, hw, sys.networks[0]);
+          SCOPED_TRACE(std::string(preset) + " " + model + " " + to_string(mode));
+          expect_bounds(b.tp_gemm);
+          if (mode == TpGemmOverlap::kPipelined) {
+            // Per GEMM never worse than the plain sequence, so never worse than no decomposition.
+            Execution plain = e;
+            plain.tp_gemm_overlap = TpGemmOverlap::kNone;
+            const BlockCost p = block_cost(app, plain, hw, sys.networks[0]);
+            EXPECT_LE(b.tp_base.fw_exposed, p.tp_base.fw_exposed * (1 + 1e-12));
+            EXPECT_LE(b.tp_base.bw_exposed, p.tp_base.bw_exposed * (1 + 1e-12));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CollectiveMatmul, DefaultLeavesCalculonExecutionsUnchanged) {
+  // The same execution with the key absent and with "tp_gemm_overlap": "none" gives bit-identical statistics.
+  const Application app = read_application(testing::preset("gpt3-175b.json"));
+  const System sys = resolve_system("a100-80gb");
+  nlohmann::json j = nlohmann::json::parse(testing::slurp(testing::preset("gpt3-175b_exec.json")));
+  const Execution plain = parse_execution(j, "exec", app, sys);
+  j["tp_gemm_overlap"] = "none";
+  const Execution none = parse_execution(j, "exec", app, sys);
+  const IterationModel model(app, sys);
+  EXPECT_EQ(model.evaluate(plain).total_time, model.evaluate(none).total_time);
+  EXPECT_EQ(model.evaluate(plain).tp_comm_exposed_time, model.evaluate(none).tp_comm_exposed_time);
+}
+
+TEST(CollectiveMatmul, BadCombinationsNameTheKey) {
+  const Application app = read_application(testing::preset("gpt3-175b.json"));
+  const System sys = resolve_system("a100-80gb");
+  const nlohmann::json base = nlohmann::json::parse(testing::slurp(testing::preset("gpt3-175b_exec.json")));
+  auto message = [&](const nlohmann::json& changes) {
+    nlohmann::json j = base;
+    j.update(changes);
+    try {
+      parse_execution(j, "exec.json", app, sys);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({{"tp_gemm_overlap", "ring"}}).find("tp_gemm_overlap"), std::string::npos);
+  EXPECT_NE(message({{"tp_gemm_overlap", "pipelined"}, {"tensor_par_overlap", "ring"}}).find("both hide"),
+            std::string::npos);
+  EXPECT_NE(message({{"tp_gemm_overlap", "pipelined"}, {"tensor_par_comm_type", "ar"}, {"seq_par_ag_redo", false}})
+                .find("rs_ag or p2p_rs_ag"),
+            std::string::npos);
+  EXPECT_NE(message({{"tp_gemm_overlap", "summa"}}).find("seq_par_ag_redo"), std::string::npos);
+  EXPECT_NE(message({{"tp_gemm_overlap", "summa"}, {"seq_par_ag_redo", false}, {"tensor_par_comm_type", "p2p_rs_ag"}})
+                .find("needs tensor_par_comm_type rs_ag"),
+            std::string::npos);
+  EXPECT_EQ(message({{"tp_gemm_overlap", "summa"}, {"seq_par_ag_redo", false}}), "no error");
+  EXPECT_EQ(message({{"tp_gemm_overlap", "pipelined"}}), "no error");
+}
+
+}  // namespace
+}  // namespace chorus::llm
