@@ -52,7 +52,7 @@ struct SearchOptions {
   std::string datatype = "float16";
   bool json = false;
   bool no_prune = false;
-  bool tp_gemm_overlap = false;
+  std::string tp_overlap_model = "calculon";
 };
 
 struct InferOptions {
@@ -148,7 +148,9 @@ void run_search(const SearchOptions& o) {
   spec.top_n = o.top;
   spec.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   spec.prune = !o.no_prune;
-  spec.tp_gemm_overlap = o.tp_gemm_overlap;
+  // Which TP overlap models the search tries (docs/llm.md, "Communication-hiding GEMMs").
+  spec.tp_gemm_overlap = o.tp_overlap_model != "calculon";
+  spec.calculon_tp_overlap = o.tp_overlap_model != "decomposed";
   spec.rank = group.rank();
   spec.ranks = group.size();
   std::unique_ptr<std::ofstream> csv;
@@ -160,7 +162,7 @@ void run_search(const SearchOptions& o) {
     if (!*csv)
       throw Error(o.csv, "", "cannot open for writing");
     if (group.rank() == 0)
-      *csv << llm::csv_header(o.tp_gemm_overlap);
+      *csv << llm::csv_header(spec.tp_gemm_overlap);
     spec.csv_sink = [&csv](const std::string& chunk) { *csv << chunk; };
   }
   if (group.rank() == 0 && isatty(STDERR_FILENO) != 0)
@@ -397,8 +399,11 @@ void register_llm_command(CLI::App& app) {
   search->add_option("--datatype", search_opts->datatype, "datatype of the system to train in")->capture_default_str();
   search->add_flag("--json", search_opts->json, "print the top list and counts as JSON");
   search->add_flag("--no-prune", search_opts->no_prune, "time every configuration that fits (exhaustive check)");
-  search->add_flag("--tp-gemm-overlap", search_opts->tp_gemm_overlap,
-                   "also try tp_gemm_overlap pipelined and summa (communication-hiding GEMMs; docs/llm.md)");
+  search->add_option("--tp-overlap-model", search_opts->tp_overlap_model,
+                     "TP overlaps to try: calculon (tensor_par_overlap ring/pipe), decomposed (tp_gemm_overlap "
+                     "pipelined/summa) or both")
+      ->check(CLI::IsMember({"calculon", "decomposed", "both"}))
+      ->capture_default_str();
   search->callback([search_opts] { run_search(*search_opts); });
 
   auto validate_opts = std::make_shared<ValidateOptions>();

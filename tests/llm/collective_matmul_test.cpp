@@ -3,11 +3,14 @@
 // bounds max(C, A) <= time <= C + A on real models, the unchanged default, and bad input.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "chorus/core/error.hpp"
 #include "chorus/llm/block.hpp"
 #include "chorus/llm/collective_matmul.hpp"
 #include "chorus/llm/iteration.hpp"
 #include "chorus/llm/presets.hpp"
+#include "chorus/llm/search.hpp"
 #include "chorus/llm/system_presets.hpp"
 #include "chorus/llm/tp_gemm_report.hpp"
 #include "llm_test_util.hpp"
@@ -240,6 +243,74 @@ TEST(CollectiveMatmul, BoundsOnGpt3AndLlamaPresets) {
   }
 }
 
+// A 4096-hidden, 8-block model on 8 GPUs of 24 GiB (TP 1 does not fit: the search must use TP) whose GEMMs are
+// HBM-bound (a 10 PFLOP/s matrix unit fed by 2 TB/s, no overlap of the two) and whose TP collectives take about
+// twice as long as the GEMMs (100 GB/s): each step's GEMM hides part of the next step's transfer, so the decomposed
+// GEMMs should be chosen over no overlap.
+System hbm_bound_system(double latency) {
+  nlohmann::json j = {
+      {"matrix", {{"float16", {{"tflops", 10000}, {"gflops_efficiency", {{0, 1.0}}}}}}},
+      {"vector", {{"float16", {{"tflops", 1000}, {"gflops_efficiency", {{0, 1.0}}}}}}},
+      {"mem1", {{"GiB", 24}, {"GBps", 2000}, {"MB_efficiency", {{0, 1.0}}}}},
+      {"mem2", {{"GiB", 0}, {"GBps", 1}, {"MB_efficiency", {{0, 1.0}}}}},
+      {"processing_mode", "no_overlap"},
+      {"networks",
+       {{{"bandwidth", 100},
+         {"efficiency", 1.0},
+         {"size", 8},
+         {"latency", latency},
+         {"ops", {{"p2p", {1.0, nullptr}}, {"reduce_scatter", {1.0, -1}}, {"all_gather", {1.0, -1}},
+                  {"all_reduce", {2.0, -1}}}},
+         {"must_be_filled", false},
+         {"processor_usage", 0.0}}}}};
+  return parse_system(j, "hbm-bound system");
+}
+
+Application search_app() {
+  Application a = tiny_app();
+  a.hidden = 4096;
+  a.feedforward = 16384;
+  a.seq_size = 4096;
+  a.attn_heads = 32;
+  a.kv_heads = 32;
+  a.num_blocks = 8;
+  return a;
+}
+
+SearchResult search(const IterationModel& model, bool decomposed) {
+  SearchSpec spec;
+  spec.num_procs = 8;
+  spec.max_batch = 8;
+  spec.top_n = 1;
+  spec.tp_gemm_overlap = decomposed;
+  spec.calculon_tp_overlap = false;
+  return run_search(model, spec);
+}
+
+TEST(CollectiveMatmul, SearchPicksDecomposedGemmsWhereStepsHideTransfers) {
+  const IterationModel model(search_app(), hbm_bound_system(1e-6));
+  const SearchResult plain = search(model, false);
+  const SearchResult with = search(model, true);
+  ASSERT_EQ(with.top.size(), 1u);
+  const Execution& best = with.top[0].execution;
+  EXPECT_GT(best.tensor_par, 1);
+  EXPECT_NE(best.tp_gemm_overlap, TpGemmOverlap::kNone);
+  EXPECT_GT(with.top[0].sample_rate, plain.top[0].sample_rate);
+  // The space grows by the decomposed modes only: Calculon's space less ring/pipe, plus pipelined (rs_ag and
+  // p2p_rs_ag) and summa (rs_ag, TP 4 or 8, no AG redo).
+  EXPECT_GT(with.enumerated, plain.enumerated);
+  EXPECT_EQ(with.enumerated, search_space_size(search_app(), hbm_bound_system(1e-6), 8, 8, true, false));
+}
+
+TEST(CollectiveMatmul, SearchLeavesThemOutWhereStepsAreLatencyBound) {
+  // 1 ms per step: no GEMM is decomposed, each mode ties with none, and the earlier enumerated (none) stays first.
+  const IterationModel model(search_app(), hbm_bound_system(1e-3));
+  const SearchResult with = search(model, true);
+  ASSERT_EQ(with.top.size(), 1u);
+  EXPECT_EQ(with.top[0].execution.tp_gemm_overlap, TpGemmOverlap::kNone);
+  EXPECT_EQ(with.top[0].sample_rate, search(model, false).top[0].sample_rate);
+}
+
 TEST(CollectiveMatmul, DefaultLeavesCalculonExecutionsUnchanged) {
   // The same execution with the key absent and with "tp_gemm_overlap": "none" gives bit-identical statistics.
   const Application app = read_application(testing::preset("gpt3-175b.json"));
@@ -279,6 +350,45 @@ TEST(CollectiveMatmul, BadCombinationsNameTheKey) {
             std::string::npos);
   EXPECT_EQ(message({{"tp_gemm_overlap", "summa"}, {"seq_par_ag_redo", false}}), "no error");
   EXPECT_EQ(message({{"tp_gemm_overlap", "pipelined"}}), "no error");
+}
+
+std::string exec_file(const std::string& tag, const nlohmann::json& changes) {
+  nlohmann::json j = nlohmann::json::parse(testing::slurp(testing::preset("gpt3-175b_exec.json")));
+  j.update(changes);
+  const std::string path = ::testing::TempDir() + tag + ".json";
+  std::ofstream(path) << j.dump();
+  return path;
+}
+
+TEST(CollectiveMatmulCli, RunSaysWhyGpt3AtOneSequenceLoses) {
+  // GPT-3 175B, TP 8, one 2,048-token sequence on the H100 preset (no_overlap: FLOP time + HBM time): each of the 8
+  // steps of the QKV forward multiplies 256 tokens by this rank's whole 12288 x 4608 weight shard, re-reading its
+  // 113 MB (37.5 us at 3,350 GB/s x 0.9) on top of 29 GFLOP (32.6 us at 989.5 TFLOP/s x 0.9, / 0.85 for the
+  // transfers' processor share): 78.7 us a step, 630 us for 8, against 307 us for the whole GEMM + 161 us of
+  // All-Gather. Every GEMM falls back for the same reason, so the iteration is unchanged.
+  const auto r = testing::run_chorus("llm run --model " + testing::preset("gpt3-175b.json") +
+                                         " --system h100-80gb --exec " +
+                                         exec_file("cm_gpt3", {{"tp_gemm_overlap", "pipelined"}}),
+                                     "cm_run");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("TP GEMM overlap 'pipelined' changes nothing against 'none'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("QKV forward (All-Gather + GEMM)"), std::string::npos);
+  EXPECT_NE(r.out.find("no: small shards: 8 step GEMMs take 629"), std::string::npos) << r.out;
+}
+
+TEST(CollectiveMatmulCli, BadValuesAreOneLineExitTwo) {
+  const auto bad = testing::run_chorus("llm run --model " + testing::preset("gpt3-175b.json") +
+                                           " --system h100-80gb --exec " +
+                                           exec_file("cm_bad", {{"tp_gemm_overlap", "ring"}}),
+                                       "cm_bad");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("tp_gemm_overlap"), std::string::npos) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  const auto model = testing::run_chorus("llm search --model " + testing::preset("gpt3-175b.json") +
+                                             " --system h100-80gb --gpus 8 --max-batch 8 --tp-overlap-model tiles",
+                                         "cm_bad_model");
+  EXPECT_EQ(model.status, 2);
+  EXPECT_NE(model.err.find("--tp-overlap-model"), std::string::npos) << model.err;
 }
 
 }  // namespace

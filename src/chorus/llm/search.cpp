@@ -46,6 +46,7 @@ struct Task {
   uint64_t index = 0;
   int64_t ep = 1;                         // expert parallelism (MoE models only; divides dp and the experts)
   std::vector<TpGemmOverlap> gemm_modes;  // communication-hiding GEMM modes that apply (SearchSpec::tp_gemm_overlap)
+  bool calculon_overlap = true;           // SearchSpec::calculon_tp_overlap
 };
 
 int64_t largest_batch(int64_t dp, int64_t max_batch) {
@@ -73,8 +74,10 @@ std::vector<std::pair<TpOverlap, TpGemmOverlap>> tp_overlaps(const Task& t, bool
   std::vector<std::pair<TpOverlap, TpGemmOverlap>> out = {{TpOverlap::kNone, TpGemmOverlap::kNone}};
   if (t.tp < 2)
     return out;
-  out.emplace_back(TpOverlap::kRing, TpGemmOverlap::kNone);
-  out.emplace_back(TpOverlap::kPipe, TpGemmOverlap::kNone);
+  if (t.calculon_overlap) {
+    out.emplace_back(TpOverlap::kRing, TpGemmOverlap::kNone);
+    out.emplace_back(TpOverlap::kPipe, TpGemmOverlap::kNone);
+  }
   for (TpGemmOverlap g : t.gemm_modes) {
     if (!(redo && g == TpGemmOverlap::kSumma))
       out.emplace_back(TpOverlap::kNone, g);
@@ -122,7 +125,7 @@ std::vector<int64_t> expert_pars(const Application& app, int64_t dp) {
 }
 
 std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int64_t n, int64_t max_batch,
-                                  bool tp_gemm_overlap) {
+                                  bool tp_gemm_overlap, bool calculon_overlap) {
   check_search_size(n, max_batch);
   std::vector<Task> tasks;
   const auto nets = static_cast<int64_t>(sys.networks.size());
@@ -158,7 +161,7 @@ std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int
                        0,
                        tasks.size(),
                        ep,
-                       gemm_modes(app, tp, comm, tp_gemm_overlap)};
+                       gemm_modes(app, tp, comm, tp_gemm_overlap), calculon_overlap};
                 t.size = task_size(t, nets, has_mem2);
                 tasks.push_back(std::move(t));
               }
@@ -341,9 +344,9 @@ class TaskRunner {
 }  // namespace
 
 int64_t search_space_size(const Application& app, const System& sys, int64_t num_procs, int64_t max_batch,
-                          bool tp_gemm_overlap) {
+                          bool tp_gemm_overlap, bool calculon_tp_overlap) {
   int64_t total = 0;
-  for (const Task& t : enumerate_tasks(app, sys, num_procs, max_batch, tp_gemm_overlap))
+  for (const Task& t : enumerate_tasks(app, sys, num_procs, max_batch, tp_gemm_overlap, calculon_tp_overlap))
     total += t.size;
   return total;
 }
@@ -358,7 +361,8 @@ void merge_top(std::vector<Candidate>& into, const std::vector<Candidate>& from,
 SearchResult run_search(const IterationModel& model, const SearchSpec& spec) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<Task> all =
-      enumerate_tasks(model.application(), model.system(), spec.num_procs, spec.max_batch, spec.tp_gemm_overlap);
+      enumerate_tasks(model.application(), model.system(), spec.num_procs, spec.max_batch, spec.tp_gemm_overlap,
+                      spec.calculon_tp_overlap);
   // Biggest tasks first so that the last ones to finish are small; ranks take every ranks-th task.
   std::vector<size_t> order(all.size());
   std::iota(order.begin(), order.end(), 0);

@@ -45,6 +45,9 @@ struct SearchSpec {
   // Also try the communication-hiding GEMMs (tp_gemm_overlap pipelined and summa, with tensor_par_overlap none)
   // wherever they apply; off keeps Calculon's space. CSV rows then end with a tp_gemm_overlap column.
   bool tp_gemm_overlap = false;
+  // Try Calculon's tiled TP overlaps (tensor_par_overlap ring and pipe). Off with tp_gemm_overlap on compares the
+  // decomposed GEMMs with no overlap only (Calculon's tiles can beat the collective's own time; docs/llm.md).
+  bool calculon_tp_overlap = true;
   int ranks = 1;
 };
 
@@ -66,7 +69,7 @@ struct SearchResult {
 
 // The size of the space, by enumeration alone (for progress, tests and docs).
 int64_t search_space_size(const Application& app, const System& sys, int64_t num_procs, int64_t max_batch,
-                          bool tp_gemm_overlap = false);
+                          bool tp_gemm_overlap = false, bool calculon_tp_overlap = true);
 
 SearchResult run_search(const IterationModel& model, const SearchSpec& spec);
 
