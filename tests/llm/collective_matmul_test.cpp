@@ -130,12 +130,12 @@ TEST(CollectiveMatmul, SummaGridAndPipeline) {
   EXPECT_EQ(summa_grid(6).steps(), 6);
   EXPECT_EQ(summa_grid(16).rows, 4);
   EXPECT_EQ(summa_grid(7).rows, 1);
-  // N = 4 (2 x 2, S = 2 panels), operands of 4e6 elements each (2 bytes): per step this rank receives
-  // 4e6 / (2 x 2) x 2 = 2e6 elements = 4 MB, t = 1 + 4e6 / 1e11 s = 41 us; c = 8e9 / 2 / 1e14 = 40 us.
-  // T = t + (S - 1) max(c, t) + c = 41 + 41 + 40 = 122 us; unoverlapped C + S t = 80 + 82 = 162 us.
+  // N = 4 (2 x 2, S = 2 panels), operands of 4e6 elements each and an output of 4e3 (2 bytes): per step this rank
+  // receives 4e6 / (2 x 2) x 2 = 2e6 elements = 4 MB, t = 1 + 4e6 / 1e11 s = 41 us; c = 8e9 / 2 / 1e14 = 40 us. T = t +
+  // (S - 1) max(c, t) + c = 41 + 41 + 40 = 122 us; unoverlapped C + S t = 80 + 82 = 162 us.
   const System sys = test_system(kFlat);
   const Hardware hw(sys, 0);
-  const DecomposedGemm g = summa_decomposed(hw, gemm_8gflop(hw), 4e6, 4e6, sys.networks[0], summa_grid(4));
+  const DecomposedGemm g = summa_decomposed(hw, gemm_8gflop(hw), 4e6, 4e6, 4e3, sys.networks[0], summa_grid(4));
   EXPECT_EQ(g.steps, 2);
   EXPECT_NEAR(g.step_comm, 41 * kUs, 1e-12);
   EXPECT_NEAR(g.step_compute, 40 * kUs, 1e-12);
@@ -248,21 +248,23 @@ TEST(CollectiveMatmul, BoundsOnGpt3AndLlamaPresets) {
 // twice as long as the GEMMs (100 GB/s): each step's GEMM hides part of the next step's transfer, so the decomposed
 // GEMMs should be chosen over no overlap.
 System hbm_bound_system(double latency) {
-  nlohmann::json j = {
-      {"matrix", {{"float16", {{"tflops", 10000}, {"gflops_efficiency", {{0, 1.0}}}}}}},
-      {"vector", {{"float16", {{"tflops", 1000}, {"gflops_efficiency", {{0, 1.0}}}}}}},
-      {"mem1", {{"GiB", 24}, {"GBps", 2000}, {"MB_efficiency", {{0, 1.0}}}}},
-      {"mem2", {{"GiB", 0}, {"GBps", 1}, {"MB_efficiency", {{0, 1.0}}}}},
-      {"processing_mode", "no_overlap"},
-      {"networks",
-       {{{"bandwidth", 100},
-         {"efficiency", 1.0},
-         {"size", 8},
-         {"latency", latency},
-         {"ops", {{"p2p", {1.0, nullptr}}, {"reduce_scatter", {1.0, -1}}, {"all_gather", {1.0, -1}},
-                  {"all_reduce", {2.0, -1}}}},
-         {"must_be_filled", false},
-         {"processor_usage", 0.0}}}}};
+  nlohmann::json j = {{"matrix", {{"float16", {{"tflops", 10000}, {"gflops_efficiency", {{0, 1.0}}}}}}},
+                      {"vector", {{"float16", {{"tflops", 1000}, {"gflops_efficiency", {{0, 1.0}}}}}}},
+                      {"mem1", {{"GiB", 24}, {"GBps", 2000}, {"MB_efficiency", {{0, 1.0}}}}},
+                      {"mem2", {{"GiB", 0}, {"GBps", 1}, {"MB_efficiency", {{0, 1.0}}}}},
+                      {"processing_mode", "no_overlap"},
+                      {"networks",
+                       {{{"bandwidth", 100},
+                         {"efficiency", 1.0},
+                         {"size", 8},
+                         {"latency", latency},
+                         {"ops",
+                          {{"p2p", {1.0, nullptr}},
+                           {"reduce_scatter", {1.0, -1}},
+                           {"all_gather", {1.0, -1}},
+                           {"all_reduce", {2.0, -1}}}},
+                         {"must_be_filled", false},
+                         {"processor_usage", 0.0}}}}};
   return parse_system(j, "hbm-bound system");
 }
 
@@ -366,10 +368,10 @@ TEST(CollectiveMatmulCli, RunSaysWhyGpt3AtOneSequenceLoses) {
   // 113 MB (37.5 us at 3,350 GB/s x 0.9) on top of 29 GFLOP (32.6 us at 989.5 TFLOP/s x 0.9, / 0.85 for the
   // transfers' processor share): 78.7 us a step, 630 us for 8, against 307 us for the whole GEMM + 161 us of
   // All-Gather. Every GEMM falls back for the same reason, so the iteration is unchanged.
-  const auto r = testing::run_chorus("llm run --model " + testing::preset("gpt3-175b.json") +
-                                         " --system h100-80gb --exec " +
-                                         exec_file("cm_gpt3", {{"tp_gemm_overlap", "pipelined"}}),
-                                     "cm_run");
+  const auto r =
+      testing::run_chorus("llm run --model " + testing::preset("gpt3-175b.json") + " --system h100-80gb --exec " +
+                              exec_file("cm_gpt3", {{"tp_gemm_overlap", "pipelined"}}),
+                          "cm_run");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("TP GEMM overlap 'pipelined' changes nothing against 'none'"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("QKV forward (All-Gather + GEMM)"), std::string::npos);
@@ -377,10 +379,10 @@ TEST(CollectiveMatmulCli, RunSaysWhyGpt3AtOneSequenceLoses) {
 }
 
 TEST(CollectiveMatmulCli, BadValuesAreOneLineExitTwo) {
-  const auto bad = testing::run_chorus("llm run --model " + testing::preset("gpt3-175b.json") +
-                                           " --system h100-80gb --exec " +
-                                           exec_file("cm_bad", {{"tp_gemm_overlap", "ring"}}),
-                                       "cm_bad");
+  const auto bad =
+      testing::run_chorus("llm run --model " + testing::preset("gpt3-175b.json") + " --system h100-80gb --exec " +
+                              exec_file("cm_bad", {{"tp_gemm_overlap", "ring"}}),
+                          "cm_bad");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("tp_gemm_overlap"), std::string::npos) << bad.err;
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;

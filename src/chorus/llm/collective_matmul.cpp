@@ -71,7 +71,7 @@ SummaGrid summa_grid(int64_t n) {
   return grid;
 }
 
-DecomposedGemm summa_decomposed(const Hardware& hw, const TpGemm& gemm, double left, double right,
+DecomposedGemm summa_decomposed(const Hardware& hw, const TpGemm& gemm, double left, double right, double out,
                                 const NetworkTier& net, const SummaGrid& grid) {
   DecomposedGemm g;
   g.steps = grid.steps();
@@ -80,7 +80,8 @@ DecomposedGemm summa_decomposed(const Hardware& hw, const TpGemm& gemm, double l
   const double panels = left / (static_cast<double>(grid.rows) * s) + right / (static_cast<double>(grid.cols) * s);
   const double b = hw.bytes_per_element();
   // Each step reads its two panels and reads and writes the output block it accumulates into.
-  g.step_compute = step_compute(hw, gemm, s, (panels + 2 * gemm.out) * b, net.processor_usage);
+  const double block = out / static_cast<double>(grid.rows * grid.cols);
+  g.step_compute = step_compute(hw, gemm, s, (panels + 2 * block) * b, net.processor_usage);
   // Both broadcasts of a step run at once, sharing this rank's link: one latency, the two panels' bytes.
   g.step_comm = net.latency_s + panels * b / (net.bytes_per_second * net.efficiency);
   g.collective = s * g.step_comm;
@@ -119,9 +120,9 @@ TpGemmDetail summa_block(const Execution& exe, const Hardware& hw, const std::ar
   for (size_t i = 0; i < 4; ++i) {
     const TpLinear& l = linears[i];
     // Operands: forward X (m x k) by W (k x n); activation gradient dY (m x n) by W^T; weight gradient X^T by dY.
-    const DecomposedGemm fw = summa_decomposed(hw, l.fw, l.m * l.k, l.k * l.n, net, grid);
-    const DecomposedGemm ag = summa_decomposed(hw, l.agrad, l.m * l.n, l.k * l.n, net, grid);
-    const DecomposedGemm wg = summa_decomposed(hw, l.wgrad, l.k * l.m, l.m * l.n, net, grid);
+    const DecomposedGemm fw = summa_decomposed(hw, l.fw, l.m * l.k, l.k * l.n, l.m * l.n, net, grid);
+    const DecomposedGemm ag = summa_decomposed(hw, l.agrad, l.m * l.n, l.k * l.n, l.m * l.k, net, grid);
+    const DecomposedGemm wg = summa_decomposed(hw, l.wgrad, l.k * l.m, l.m * l.n, l.k * l.n, net, grid);
     d.add(static_cast<uint8_t>(3 * i), fw);
     d.add(static_cast<uint8_t>(3 * i + 1), ag);
     d.add(static_cast<uint8_t>(3 * i + 2), wg);

@@ -70,9 +70,10 @@ struct SummaGrid {
 };
 SummaGrid summa_grid(int64_t n);
 
-// 2-D SUMMA of one pass whose left operand has `left` elements and right operand `right` elements (whole, unsplit);
-// each of the S steps receives left / (rows S) + right / (cols S) elements and the output block is accumulated.
-DecomposedGemm summa_decomposed(const Hardware& hw, const TpGemm& gemm, double left, double right,
+// 2-D SUMMA of one pass whose left operand, right operand and output have `left`, `right` and `out` elements
+// (whole, unsplit); each of the S steps receives left / (rows S) + right / (cols S) elements and reads and writes
+// this rank's output block (out / (rows cols)).
+DecomposedGemm summa_decomposed(const Hardware& hw, const TpGemm& gemm, double left, double right, double out,
                                 const NetworkTier& net, const SummaGrid& grid);
 
 // The three passes of one tensor-parallel linear and its whole GEMM dimensions: m tokens, k inputs, n outputs.
