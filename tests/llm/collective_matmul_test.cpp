@@ -122,6 +122,19 @@ TEST(CollectiveMatmul, ProcessorShareSlowsTheStepGemms) {
   EXPECT_NEAR(g.exposed(), 20 * kUs, 4 * kPs);
 }
 
+TEST(CollectiveMatmul, AbsurdlySlowNetworksStayFinite) {
+  // 1 B/s: the All-Gather of 4 MB takes 3e6 s, past what picoseconds in 63 bits hold at 4 steps; the pipeline is
+  // evaluated in a coarser unit: T = c + 3 t with t = 1e6 s (bandwidth-bound), relative error ~1e-12.
+  const System sys = test_system(kFlat);
+  const Hardware hw(sys, 0);
+  NetworkTier net = sys.networks[0];
+  net.bytes_per_second = 1;
+  const double a = net.op_time(Collective::kAllGather, 4e6, 4);
+  const DecomposedGemm g = ring_decomposed(hw, gemm_8gflop(hw), a, net, 4);
+  EXPECT_NEAR(g.pipelined, 20e-6 + 3 * (1e-6 + 1e6), 1e-3);
+  EXPECT_LE(g.time, g.compute + g.collective);
+}
+
 TEST(CollectiveMatmul, SummaGridAndPipeline) {
   // Grids: rows = the largest divisor <= sqrt(n); panels = lcm(rows, cols).
   EXPECT_EQ(summa_grid(8).rows, 2);

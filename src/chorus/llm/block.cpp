@@ -246,9 +246,11 @@ TpLinear tp_linear(const LinearTimes& t, size_t index, double m, double p) {
   auto pass = [&l](double flops, const OpCost& cost) {
     return TpGemm{l.unit, flops, l.in, l.out, l.weights, l.count, cost.time};
   };
+  TpLinear out{pass(l.fw_flops, t.fw), pass(l.agrad_flops, t.agrad), pass(l.wgrad_flops, t.wgrad), m, 0, 0};
   const bool column = index % 2 == 0;  // QKV and MLP up split their outputs; the others their inputs
-  return {pass(l.fw_flops, t.fw),           pass(l.agrad_flops, t.agrad),      pass(l.wgrad_flops, t.wgrad), m,
-          column ? l.in / m : l.in * p / m, column ? l.out * p / m : l.out / m};
+  out.k = column ? l.in / m : l.in * p / m;
+  out.n = column ? l.out * p / m : l.out / m;
+  return out;
 }
 
 TpComm tp_comm_for(bool rs_ag, const Execution& exe, const std::array<LinearTimes, 4>& linears, double act_bytes,

@@ -24,11 +24,15 @@ double step_compute(const Hardware& hw, const TpGemm& g, double parts, double by
   return g.count * one + extra;
 }
 
-// The tile pipeline in chorus::Time (integer picoseconds), as the fused-operator model evaluates it.
+// The tile pipeline in chorus::Time (integer picoseconds), as the fused-operator model evaluates it. The closed
+// forms are homogeneous in (c, t), so a pipeline longer than kExactSeconds (a system file with an absurdly slow
+// network) is evaluated in a coarser unit instead of overflowing 2^63 picoseconds.
 double pipeline_seconds(double c, double t, int64_t steps, fused::PipelineOrder order) {
-  const Time tc = Time::from_seconds(c);
-  const Time tt = Time::from_seconds(t);
-  return fused::tile_pipeline({tc, tt, tt}, static_cast<uint32_t>(steps), order).seconds();
+  constexpr double kExactSeconds = 1e6;  // 1e18 ps, well inside int64_t
+  const double scale = std::max(1.0, (c + t) * static_cast<double>(steps) / kExactSeconds);
+  const Time tc = Time::from_seconds(c / scale);
+  const Time tt = Time::from_seconds(t / scale);
+  return fused::tile_pipeline({tc, tt, tt}, static_cast<uint32_t>(steps), order).seconds() * scale;
 }
 
 DecomposedGemm choose(DecomposedGemm g) {

@@ -7,7 +7,9 @@
 // none}; optimizer sharding (DP > 1); TP comm {ar, p2p_rs_ag, rs_ag}; then AG redo (rs_ag without full
 // recompute), DP overlap (DP > 1), TP overlap (TP > 1), weight / activation (not with full recompute) /
 // optimizer offload (when mem2 exists), microbatch | local batch with mbs x seq divisible by TP, and a
-// network tier for each parallelism larger than 1.
+// network tier for each parallelism larger than 1. SearchSpec::tp_gemm_overlap adds the communication-hiding
+// GEMMs (tp_gemm_overlap pipelined / summa) to the TP overlap choices, and calculon_tp_overlap = false drops
+// Calculon's ring / pipe (chorus llm search --tp-overlap-model).
 //
 // How it is fast: the per-layer block accounting depends only on (mbs, AG redo, TP overlap, TP tier), so it is
 // computed once and shared by the up-to-64 configurations that differ in offload, DP overlap and PP/DP tiers;
