@@ -210,6 +210,25 @@ TEST(CollectiveMatmul, TinyBlockByHand) {
   EXPECT_EQ(with.bw.time, without.bw.time);
 }
 
+TEST(CollectiveMatmul, P2pRsAgDecomposesTheEdgeBlockOnly) {
+  // p2p_rs_ag keeps All-Reduces inside a pipeline chunk (nothing to decompose) and uses All-Gather / Reduce-Scatter
+  // in the chunk's last block, where the decomposition applies: the base block is the same as without it.
+  const System sys = test_system(kFlat);
+  const Hardware hw(sys, 0);
+  Execution with = tiny_exec(TpGemmOverlap::kPipelined);
+  with.tp_comm = TpCommType::kP2pRsAg;
+  Execution without = with;
+  without.tp_gemm_overlap = TpGemmOverlap::kNone;
+  const BlockCost a = block_cost(tiny_app(), with, hw, sys.networks[0]);
+  const BlockCost b = block_cost(tiny_app(), without, hw, sys.networks[0]);
+  EXPECT_EQ(a.tp_base.fw_exposed, b.tp_base.fw_exposed);
+  EXPECT_EQ(a.tp_base.bw_exposed, b.tp_base.bw_exposed);
+  // Edge block, as in TinyBlockByHand: 4 A exposed without; only the out-projection's A - c with.
+  const double ag = 1e-6 + 2097152.0 / 2 / 1e11;
+  const double c_out = 2.0 * 1024 * 512 * 1024 / 2 / 1e14;
+  EXPECT_NEAR(b.tp_edge.fw_exposed - a.tp_edge.fw_exposed, 3 * ag + c_out, 10 * kPs);
+}
+
 // Every decomposed GEMM of a real configuration stays within max(C, A) <= time <= C + A (<= the unoverlapped sum
 // plus one step), and the pipeline alone within max(N c, (N-1) t) <= T <= N c + (N-1) t.
 void expect_bounds(const TpGemmDetail& d) {
