@@ -59,7 +59,10 @@ std::string tp_gemm_table(const Stats& with, const Stats& without, const Executi
   if (d.extra_link > 0)
     fmt::format_to(it, "  attention K/V gathered over the grid's rows: {:.1f} us per block and microbatch, exposed\n",
                    us(d.extra_link));
-  fmt::format_to(it, "  per GEMM of one block and microbatch (us):\n");
+  fmt::format_to(it, "  per GEMM of one block and microbatch (us){}:\n",
+                 exe.tp_comm == TpCommType::kP2pRsAg
+                     ? " (p2p_rs_ag: only a pipeline chunk's last block gathers and scatters; this is that block)"
+                     : "");
   fmt::format_to(it, "  {:<54} {:>9} {:>9} {:>9} {:>9} {:>5} {:>8} {:>8}  {}\n", "GEMM", "alone", "collect.",
                  "pipeline", "chosen", "steps", "step c", "step t", "decomposed?");
   for (size_t i = 0; i < d.n; ++i) {
