@@ -2,11 +2,13 @@
 //
 //   chorus llm run      --model M.json --system S.json --exec E.json [--json]
 //   chorus llm search   --model M.json --system S.json --gpus 1024 --max-batch 1536 [--top 20] [--threads N]
+//                       [--context-par] [--fsdp]
 //                       [--csv all.csv] [--datatype float16] [--json]
 //   chorus llm validate [--json]
 //   chorus llm systems  [--show NAME]
 //   chorus llm infer    --model M.json --system S --gpus 8 --prompt 2048 --output 256 --batch 64 [--tp --pp --ep]
-// --system takes a preset name (a100-40gb, a100-80gb, h100-80gb, h200, b200, mi300x) or a system JSON file.
+// --system takes a preset name (a100-40gb, a100-80gb, h100-80gb, h200, b200, mi300x, and a100-80gb-datasheet,
+// h100-80gb-datasheet: the two calibrated presets before calibration) or a system JSON file.
 // Inputs are Calculon's JSON files; see src/chorus/llm/*.hpp for the model and docs/llm.md for its use.
 #include <cstdio>
 #include <fstream>
@@ -53,6 +55,8 @@ struct SearchOptions {
   bool json = false;
   bool no_prune = false;
   std::string tp_overlap_model = "calculon";
+  bool context_par = false;
+  bool fsdp = false;
 };
 
 struct InferOptions {
@@ -123,7 +127,10 @@ std::string top_line(size_t i, const llm::Candidate& c) {
              e.data_par_net, c.stats.memory.tier1 / 1073741824.0) +
          (e.expert_par > 1 ? fmt::format(" ep{}", e.expert_par) : std::string()) +
          (e.tp_gemm_overlap != llm::TpGemmOverlap::kNone ? fmt::format(" gemm={}", llm::to_string(e.tp_gemm_overlap))
-                                                         : std::string());
+                                                         : std::string()) +
+         (e.context_par > 1 ? fmt::format(" cp{}", e.context_par) : std::string()) +
+         (e.fsdp == llm::Fsdp::kZero2 || e.fsdp == llm::Fsdp::kZero3 ? fmt::format(" {}", llm::to_string(e.fsdp))
+                                                                     : std::string());
 }
 
 void run_search(const SearchOptions& o) {
@@ -149,8 +156,10 @@ void run_search(const SearchOptions& o) {
   spec.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   spec.prune = !o.no_prune;
   // Which TP overlap models the search tries (docs/llm.md, "Communication-hiding GEMMs").
-  spec.tp_gemm_overlap = o.tp_overlap_model != "calculon";
-  spec.calculon_tp_overlap = o.tp_overlap_model != "decomposed";
+  spec.dims.tp_gemm_overlap = o.tp_overlap_model != "calculon";
+  spec.dims.calculon_tp_overlap = o.tp_overlap_model != "decomposed";
+  spec.dims.context_par = o.context_par;
+  spec.dims.fsdp = o.fsdp;
   spec.rank = group.rank();
   spec.ranks = group.size();
   std::unique_ptr<std::ofstream> csv;
@@ -162,7 +171,7 @@ void run_search(const SearchOptions& o) {
     if (!*csv)
       throw Error(o.csv, "", "cannot open for writing");
     if (group.rank() == 0)
-      *csv << llm::csv_header(spec.tp_gemm_overlap);
+      *csv << llm::csv_header(spec.dims.tp_gemm_overlap);
     spec.csv_sink = [&csv](const std::string& chunk) { *csv << chunk; };
   }
   if (group.rank() == 0 && isatty(STDERR_FILENO) != 0)
@@ -399,11 +408,15 @@ void register_llm_command(CLI::App& app) {
   search->add_option("--datatype", search_opts->datatype, "datatype of the system to train in")->capture_default_str();
   search->add_flag("--json", search_opts->json, "print the top list and counts as JSON");
   search->add_flag("--no-prune", search_opts->no_prune, "time every configuration that fits (exhaustive check)");
-  search->add_option("--tp-overlap-model", search_opts->tp_overlap_model,
-                     "TP overlaps to try: calculon (tensor_par_overlap ring/pipe), decomposed (tp_gemm_overlap "
-                     "pipelined/summa) or both")
+  search
+      ->add_option("--tp-overlap-model", search_opts->tp_overlap_model,
+                   "TP overlaps to try: calculon (tensor_par_overlap ring/pipe), decomposed (tp_gemm_overlap "
+                   "pipelined/summa) or both")
       ->check(CLI::IsMember({"calculon", "decomposed", "both"}))
       ->capture_default_str();
+  search->add_flag("--context-par", search_opts->context_par,
+                   "also search context parallelism (every divisor of GPUs / (TP x PP) that divides seq_size)");
+  search->add_flag("--fsdp", search_opts->fsdp, "also search ZeRO-2 and ZeRO-3 (FSDP) beside none and ZeRO-1");
   search->callback([search_opts] { run_search(*search_opts); });
 
   auto validate_opts = std::make_shared<ValidateOptions>();

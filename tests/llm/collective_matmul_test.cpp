@@ -316,8 +316,7 @@ SearchResult search(const IterationModel& model, bool decomposed) {
   spec.num_procs = 8;
   spec.max_batch = 8;
   spec.top_n = 1;
-  spec.tp_gemm_overlap = decomposed;
-  spec.calculon_tp_overlap = false;
+  spec.dims = {.tp_gemm_overlap = decomposed, .calculon_tp_overlap = false};
   return run_search(model, spec);
 }
 
@@ -333,7 +332,8 @@ TEST(CollectiveMatmul, SearchPicksDecomposedGemmsWhereStepsHideTransfers) {
   // The space grows by the decomposed modes only: Calculon's space less ring/pipe, plus pipelined (rs_ag and
   // p2p_rs_ag) and summa (rs_ag, TP 4 or 8, no AG redo).
   EXPECT_GT(with.enumerated, plain.enumerated);
-  EXPECT_EQ(with.enumerated, search_space_size(search_app(), hbm_bound_system(1e-6), 8, 8, true, false));
+  EXPECT_EQ(with.enumerated, search_space_size(search_app(), hbm_bound_system(1e-6), 8, 8,
+                                               {.tp_gemm_overlap = true, .calculon_tp_overlap = false}));
 }
 
 TEST(CollectiveMatmul, SearchLeavesThemOutWhereStepsAreLatencyBound) {

@@ -4,9 +4,9 @@
 // - A collective of every NPU was timed on the network itself: its LinkStats (from the aware or flow model) are
 //   added link by link.
 // - A subgroup's collective was timed on its logical ring (collective_timer.hpp): each logical ring link's bytes
-//   and busy time are charged to every physical link on the route between the two members (RouteTable, as the contention models route),
-//   the approximation ASTRA-sim's CommunicatorGroup makes too. Within one collective, hops that share a physical
-//   link add their bytes and flows; their busy times overlap, so the longest counts.
+//   and busy time are charged to every physical link on the route between the two members (RouteTable, as the
+//   contention models route), the approximation ASTRA-sim's CommunicatorGroup makes too. Within one collective, hops
+//   that share a physical link add their bytes and flows; their busy times overlap, so the longest counts.
 // - A point-to-point message adds its bytes and its transmission time (bytes / link bandwidth) on its route.
 // Busy times are summed over collectives, each of which was timed in isolation, so a utilization above 1 marks a
 // link that concurrent collectives would have contended for (docs/workload.md); peak_flows is the largest
@@ -39,9 +39,10 @@ class LinkUsage {
   std::vector<std::pair<uint32_t, double>> link_bytes(const std::vector<uint32_t>& members,
                                                       const TimedCollective& timed);
   const LinkStats& stats() const { return stats_; }
+  // The physical links a message from `src` to `dst` crosses.
+  std::span<const LinkId> route(uint32_t src, uint32_t dst) const { return routes_.route(NodeId{src}, NodeId{dst}); }
 
  private:
-  std::span<const LinkId> route(uint32_t src, uint32_t dst) const { return routes_.route(NodeId{src}, NodeId{dst}); }
   void gather(const std::vector<uint32_t>& members, const TimedCollective& timed);  // into scratch_ and touched_
   void clear_scratch();
 

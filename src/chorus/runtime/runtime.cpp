@@ -165,6 +165,8 @@ class Runtime {
     check_inputs();
     if (wants_links())
       links_.emplace(topology);
+    if (links_ && options.link_load_bins > 0)
+      load_.emplace(topology);
     if (options.lower_bounds)
       bounds_.emplace(topology);
     if (wants_contention())
@@ -200,6 +202,8 @@ class Runtime {
     summarise();
     if (links_ && options_.link_stats)
       report_.links = links_->stats();
+    if (load_)
+      report_.link_load = load_->series(report_.collectives, report_.finish, options_.link_load_bins);
     return std::move(report_);
   }
 
@@ -208,7 +212,8 @@ class Runtime {
     return options_.contention && network_models().get(options_.model).info().fair_sharing;
   }
   bool wants_links() const {
-    return (options_.link_stats || wants_contention()) && network_models().get(options_.model).info().link_stats;
+    return (options_.link_stats || options_.link_load_bins > 0 || wants_contention()) &&
+           network_models().get(options_.model).info().link_stats;
   }
 
   void check_inputs() const {
@@ -426,6 +431,8 @@ class Runtime {
         r.lower_bound = bounds_->bound(c.type, c.bytes, group.npus);
       if (links_)
         links_->add_collective(group.npus, t);
+      if (load_)
+        load_->add_collective(report_.collectives.size(), links_->link_bytes(group.npus, t));
       if (contention_) {
         const size_t index = report_.collectives.size();
         report_.collectives.push_back(std::move(r));
@@ -488,6 +495,8 @@ class Runtime {
     const Time arrival = now_ + p2p_->delay(NodeId{npu}, NodeId{dst}, Bytes(n.bytes));
     if (links_)
       links_->add_message(npu, dst, Bytes(n.bytes));
+    if (load_)
+      load_->add_message(now_, arrival, links_->route(npu, dst), Bytes(n.bytes));
     schedule(npu, node, arrival);
     Channel& ch = channels_[channel_key(npu, dst, n.tag)];
     if (!ch.posted.empty()) {
@@ -598,6 +607,7 @@ class Runtime {
   std::unique_ptr<MessageCost> p2p_;
   RemoteMemory memory_;
   std::optional<LinkUsage> links_;
+  std::optional<LinkLoadRecorder> load_;
   std::optional<GroupBounds> bounds_;
   std::optional<CollectiveContention> contention_;
   std::vector<ContendedCollective> contended_;  // by contention id
