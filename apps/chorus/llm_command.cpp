@@ -10,6 +10,7 @@
 // --system takes a preset name (a100-40gb, a100-80gb, h100-80gb, h200, b200, mi300x, and a100-80gb-datasheet,
 // h100-80gb-datasheet: the two calibrated presets before calibration) or a system JSON file.
 // Inputs are Calculon's JSON files; see src/chorus/llm/*.hpp for the model and docs/llm.md for its use.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -29,6 +30,7 @@
 #include "chorus/llm/search.hpp"
 #include "chorus/llm/system_presets.hpp"
 #include "chorus/llm/tp_gemm_report.hpp"
+#include "chorus/llm/tp_overlap_bound.hpp"
 #include "chorus/llm/validation.hpp"
 #include "commands.hpp"
 
@@ -91,11 +93,18 @@ void run_run(const RunOptions& o) {
   const llm::Stats st = model.evaluate(exe);
   const bool gemm_overlap = exe.tp_gemm_overlap != llm::TpGemmOverlap::kNone;
   const llm::Stats without = gemm_overlap ? model.evaluate(llm::without_tp_gemm_overlap(exe)) : st;
+  // A number below a physical bound gets a warning (docs/llm.md, "Calculon's ring below the collective's time").
+  const auto below = llm::tp_overlap_below_bound(st);
+  if (below)
+    fmt::print(stderr, "{}\n", llm::tp_overlap_bound_warning(*below, exe));
   if (o.json) {
     nlohmann::json j = llm::stats_to_json(st, sys);
     j["execution"] = llm::execution_to_json(exe, sys);
     if (gemm_overlap)
       j["tp_gemm_overlap"] = llm::tp_gemm_json(st, without, exe);
+    j["tp_overlap_below_collective_bound"] = below.has_value();
+    if (below)
+      j["tp_overlap_bound"] = llm::tp_overlap_bound_json(*below);
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("{}", llm::stats_table(st, sys));
@@ -131,6 +140,12 @@ std::string top_line(size_t i, const llm::Candidate& c) {
          (e.context_par > 1 ? fmt::format(" cp{}", e.context_par) : std::string()) +
          (e.fsdp == llm::Fsdp::kZero2 || e.fsdp == llm::Fsdp::kZero3 ? fmt::format(" {}", llm::to_string(e.fsdp))
                                                                      : std::string());
+}
+
+// Top configurations whose Calculon TP overlap beats the collective's own time (tp_overlap_bound.hpp).
+int64_t below_bound_count(const std::vector<llm::Candidate>& top) {
+  return std::count_if(top.begin(), top.end(),
+                       [](const llm::Candidate& c) { return llm::tp_overlap_below_bound(c.stats).has_value(); });
 }
 
 void run_search(const SearchOptions& o) {
@@ -207,8 +222,10 @@ void run_search(const SearchOptions& o) {
       nlohmann::json entry;
       entry["execution"] = llm::execution_to_json(c.execution, sys);
       entry["stats"] = llm::stats_to_json(c.stats, sys);
+      entry["tp_overlap_below_collective_bound"] = llm::tp_overlap_below_bound(c.stats).has_value();
       j["top"].push_back(entry);
     }
+    j["top_below_collective_bound"] = below_bound_count(r.top);
     fmt::print("{}\n", j.dump(2));
     return;
   }
@@ -223,6 +240,12 @@ void run_search(const SearchOptions& o) {
   fmt::print("{:>3} {:>9} {:>9}\n", "#", "samples/s", "time s");
   for (size_t i = 0; i < r.top.size(); ++i)
     fmt::print("{}\n", top_line(i, r.top[i]));
+  if (const int64_t below = below_bound_count(r.top); below > 0)
+    fmt::print(
+        "notice: {} of the top {} configurations use Calculon's tensor_par_overlap ring/pipe with a GEMM plus its TP "
+        "collective faster than the collective alone (llm run warns; docs/llm.md); --tp-overlap-model decomposed "
+        "searches the bounded tp_gemm_overlap instead\n",
+        below, r.top.size());
 }
 
 void run_validate(const ValidateOptions& o) {

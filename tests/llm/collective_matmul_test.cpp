@@ -1,9 +1,13 @@
 // Communication-hiding GEMMs (tp_gemm_overlap) against hand-derived pipelines: one GEMM in each regime
 // (compute-bound, bandwidth-bound, small shards, latency-bound, processor share, SUMMA), a whole tiny block, the
-// bounds max(C, A) <= time <= C + A on real models, the unchanged default, and bad input.
+// bounds max(C, A) <= time <= C + A on real models, the unchanged default, bad input, and the warning when
+// Calculon's tensor_par_overlap ring puts a GEMM plus its collective below the collective's own time.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+
+#include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
 #include "chorus/llm/block.hpp"
@@ -13,6 +17,7 @@
 #include "chorus/llm/search.hpp"
 #include "chorus/llm/system_presets.hpp"
 #include "chorus/llm/tp_gemm_report.hpp"
+#include "chorus/llm/tp_overlap_bound.hpp"
 #include "llm_test_util.hpp"
 
 namespace chorus::llm {
@@ -20,6 +25,20 @@ namespace {
 
 constexpr double kUs = 1e-6;
 constexpr double kPs = 1e-12;  // the pipeline is evaluated in whole picoseconds
+
+// One network tier of 100 GB/s, efficiency 1, latency `latency` s, ring All-Gather / Reduce-Scatter (scale 1,
+// offset -1: S (n-1)/n / bandwidth), the share `usage` of the processor taken by transfers.
+nlohmann::json one_tier(double latency, double usage) {
+  return {
+      {"bandwidth", 100},
+      {"efficiency", 1.0},
+      {"size", 8},
+      {"latency", latency},
+      {"ops",
+       {{"p2p", {1.0, nullptr}}, {"reduce_scatter", {1.0, -1}}, {"all_gather", {1.0, -1}}, {"all_reduce", {2.0, -1}}}},
+      {"must_be_filled", false},
+      {"processor_usage", usage}};
+}
 
 // 100 TFLOP/s matrix unit with `curve` (GFLOP thresholds), HBM so fast (1e15 B/s) that every GEMM here is
 // compute-bound under the roofline, and one network tier of 100 GB/s, efficiency 1, latency `latency` s, ring
@@ -30,18 +49,7 @@ System test_system(const nlohmann::json& curve, double latency = 1e-6, double us
                       {"mem1", {{"GiB", 80}, {"GBps", 1e6}, {"MB_efficiency", {{0, 1.0}}}}},
                       {"mem2", {{"GiB", 0}, {"GBps", 1}, {"MB_efficiency", {{0, 1.0}}}}},
                       {"processing_mode", "roofline"},
-                      {"networks",
-                       {{{"bandwidth", 100},
-                         {"efficiency", 1.0},
-                         {"size", 8},
-                         {"latency", latency},
-                         {"ops",
-                          {{"p2p", {1.0, nullptr}},
-                           {"reduce_scatter", {1.0, -1}},
-                           {"all_gather", {1.0, -1}},
-                           {"all_reduce", {2.0, -1}}}},
-                         {"must_be_filled", false},
-                         {"processor_usage", usage}}}}};
+                      {"networks", nlohmann::json::array({one_tier(latency, usage)})}};
   return parse_system(j, "test system");
 }
 
@@ -279,25 +287,17 @@ TEST(CollectiveMatmul, BoundsOnGpt3AndLlamaPresets) {
 // HBM-bound (a 10 PFLOP/s matrix unit fed by 2 TB/s, no overlap of the two) and whose TP collectives take about
 // twice as long as the GEMMs (100 GB/s): each step's GEMM hides part of the next step's transfer, so the decomposed
 // GEMMs should be chosen over no overlap.
+nlohmann::json hbm_bound_json(double latency) {
+  return {{"matrix", {{"float16", {{"tflops", 10000}, {"gflops_efficiency", {{0, 1.0}}}}}}},
+          {"vector", {{"float16", {{"tflops", 1000}, {"gflops_efficiency", {{0, 1.0}}}}}}},
+          {"mem1", {{"GiB", 24}, {"GBps", 2000}, {"MB_efficiency", {{0, 1.0}}}}},
+          {"mem2", {{"GiB", 0}, {"GBps", 1}, {"MB_efficiency", {{0, 1.0}}}}},
+          {"processing_mode", "no_overlap"},
+          {"networks", nlohmann::json::array({one_tier(latency, 0)})}};
+}
+
 System hbm_bound_system(double latency) {
-  nlohmann::json j = {{"matrix", {{"float16", {{"tflops", 10000}, {"gflops_efficiency", {{0, 1.0}}}}}}},
-                      {"vector", {{"float16", {{"tflops", 1000}, {"gflops_efficiency", {{0, 1.0}}}}}}},
-                      {"mem1", {{"GiB", 24}, {"GBps", 2000}, {"MB_efficiency", {{0, 1.0}}}}},
-                      {"mem2", {{"GiB", 0}, {"GBps", 1}, {"MB_efficiency", {{0, 1.0}}}}},
-                      {"processing_mode", "no_overlap"},
-                      {"networks",
-                       {{{"bandwidth", 100},
-                         {"efficiency", 1.0},
-                         {"size", 8},
-                         {"latency", latency},
-                         {"ops",
-                          {{"p2p", {1.0, nullptr}},
-                           {"reduce_scatter", {1.0, -1}},
-                           {"all_gather", {1.0, -1}},
-                           {"all_reduce", {2.0, -1}}}},
-                         {"must_be_filled", false},
-                         {"processor_usage", 0.0}}}}};
-  return parse_system(j, "hbm-bound system");
+  return parse_system(hbm_bound_json(latency), "hbm-bound system");
 }
 
 Application search_app() {
@@ -427,6 +427,139 @@ TEST(CollectiveMatmulCli, BadValuesAreOneLineExitTwo) {
                                          "cm_bad_model");
   EXPECT_EQ(model.status, 2);
   EXPECT_NE(model.err.find("--tp-overlap-model"), std::string::npos) << model.err;
+}
+
+// Calculon's tiled TP overlap below the collective's own time: the hand example of docs/llm.md. search_app()
+// (hidden 4096, 32 heads of 128, feedforward 16384) at microbatch 2 x 4,096 tokens (m = 8,192), TP 2, rs_ag, on
+// hbm_bound_system(1 us): 10 PFLOP/s, HBM 2 TB/s (no_overlap: FLOP time + memory time), 100 GB/s, efficiency 1.
+// Every All-Gather / Reduce-Scatter moves the 8192 x 4096 x 2 B activation: A = 1 + 67.1 MB x 1/2 / 1e11 s =
+// 336.544 us. Calculon's ring with T = 2 tiles and processor usage 0 exposes (T-1)(A - F)/T when A > F (the
+// GEMM keeps its time, no extra compute), F the FLOP time. A linear m x k -> n reads and writes
+// (m k + k n + n + m n) x 2 B (input, weights and bias, output):
+//   QKV       F = 2 x 8192 x 4096 x 6144 / 1e16 = 41.232 us; 218.1 MB / 2e12 = 109.058 us: C = 150.290 us,
+//             exposed 147.656 us, C + exposed = 297.946 us < A
+//   out-proj  F = 2 x 8192 x 2048 x 4096 / 1e16 = 13.744 us; 117.4 MB -> 58.724 us: C = 72.468 us, exposed
+//             161.400 us, C + exposed = 233.868 us < A (the furthest below: 102.7 us)
+//   MLP up, down  F = 54.976 us; 268.4 MB -> 134.2 us: C = 189.2 us, exposed 140.784 us, 330.0 us < A
+// The activation gradients have the same FLOPs and bytes, so all 8 passes are below. `pipe` exposes one tile
+// more, A/T = 168.272 us: QKV 466.2, out-proj 402.1, MLP 498.3 us, all above A, so nothing is flagged.
+constexpr double kRingA = 1e-6 + 8192.0 * 4096 * 2 / 2 / 1e11;
+
+Execution hand_example(TpOverlap overlap) {
+  Execution e;
+  e.num_procs = 2;
+  e.tensor_par = 2;
+  e.batch_size = 2;
+  e.microbatch_size = 2;
+  e.tp_comm = TpCommType::kRsAg;
+  e.tp_overlap = overlap;
+  return e;
+}
+
+TEST(CollectiveMatmul, CalculonRingBelowTheCollectiveIsFlagged) {
+  const System sys = hbm_bound_system(1e-6);
+  const Hardware hw(sys, 0);
+  const BlockCost ring = block_cost(search_app(), hand_example(TpOverlap::kRing), hw, sys.networks[0]);
+  const TpOverlapBound& b = ring.tp_base.bound;
+  EXPECT_EQ(b.passes, 8);
+  EXPECT_EQ(b.passes_below, 8);
+  EXPECT_EQ(b.kind, Collective::kReduceScatter);  // the out-projection's forward Reduce-Scatter, first of the two
+  EXPECT_NEAR(b.collective, kRingA, 1e-12);
+  EXPECT_NEAR(b.gemm, 2.0 * 8192 * 2048 * 4096 / 1e16 + (8192.0 * 2048 + 2048 * 4096 + 4096 + 8192 * 4096) * 2 / 2e12,
+              1e-12);
+  EXPECT_NEAR(b.exposed, (kRingA - 2.0 * 8192 * 2048 * 4096 / 1e16) / 2, 1e-12);
+  EXPECT_NEAR((b.gemm + b.exposed) * 1e6, 233.868, 1e-3);
+  const BlockCost pipe = block_cost(search_app(), hand_example(TpOverlap::kPipe), hw, sys.networks[0]);
+  EXPECT_EQ(pipe.tp_base.bound.passes, 8);
+  EXPECT_EQ(pipe.tp_base.bound.passes_below, 0);
+  const BlockCost none = block_cost(search_app(), hand_example(TpOverlap::kNone), hw, sys.networks[0]);
+  EXPECT_EQ(none.tp_base.bound.passes, 0);
+}
+
+// The hand example's files for the CLI: its model, its system (80 GiB so that memory is no question; capacity does
+// not change a time) and its execution.
+struct HandFiles {
+  std::string model, system, exec;
+};
+
+HandFiles hand_files(const std::string& overlap) {
+  const std::string dir = ::testing::TempDir();
+  HandFiles f{dir + "bound_model.json", dir + "bound_system.json", dir + "bound_exec_" + overlap + ".json"};
+  std::ofstream(f.model) << R"({"hidden": 4096, "feedforward": 16384, "seq_size": 4096, "attn_heads": 32,
+                               "attn_size": 128, "num_blocks": 8})";
+  nlohmann::json sys = hbm_bound_json(1e-6);
+  sys["mem1"]["GiB"] = 80;
+  std::ofstream(f.system) << sys.dump();
+  nlohmann::json exe = nlohmann::json::parse(testing::slurp(testing::preset("gpt3-175b_exec.json")));
+  exe.update({{"num_procs", 2},
+              {"tensor_par", 2},
+              {"pipeline_par", 1},
+              {"pipeline_par_net", 0},
+              {"data_par_net", 0},
+              {"pipeline_interleaving", 1},
+              {"batch_size", 2},
+              {"microbatch_size", 2},
+              {"tensor_par_overlap", overlap}});
+  std::ofstream(f.exec) << exe.dump();
+  return f;
+}
+
+TEST(CollectiveMatmulCli, RunWarnsWhenCalculonsRingBeatsTheCollective) {
+  // The hand example above through `llm run`: one warning line with the furthest pass's amounts, and the JSON flag.
+  const HandFiles f = hand_files("ring");
+  const std::string args = "llm run --model " + f.model + " --system " + f.system + " --exec " + f.exec;
+  const auto r = testing::run_chorus(args, "bound_run");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("warning: Calculon's tensor_par_overlap 'ring' model hides more communication", 0), 0u)
+      << r.err;
+  EXPECT_NE(r.err.find("8 of 8 overlapped GEMM passes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("GEMM 72.5 us + exposed 161.4 us = 233.9 us < Reduce-Scatter 336.5 us"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("tp_gemm_overlap 'pipelined'"), std::string::npos) << r.err;
+  const auto j = testing::run_chorus(args + " --json", "bound_run_json");
+  ASSERT_EQ(j.status, 0) << j.err;
+  const nlohmann::json out = nlohmann::json::parse(j.out);
+  EXPECT_TRUE(out.at("tp_overlap_below_collective_bound").get<bool>());
+  EXPECT_NEAR(out.at("tp_overlap_bound").at("collective_s").get<double>(), kRingA, 1e-12);
+  EXPECT_EQ(out.at("tp_overlap_bound").at("passes_below").get<int>(), 8);
+  // `pipe` respects the bound here (above): no warning, the flag false.
+  const HandFiles pipe = hand_files("pipe");
+  const auto p = testing::run_chorus(
+      "llm run --model " + pipe.model + " --system " + pipe.system + " --exec " + pipe.exec + " --json",
+      "bound_run_pipe");
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_EQ(p.err, "");
+  EXPECT_FALSE(nlohmann::json::parse(p.out).at("tp_overlap_below_collective_bound").get<bool>());
+}
+
+TEST(CollectiveMatmulCli, SearchCountsTopConfigurationsBelowTheBound) {
+  // On the hand example's system every TP 2 execution with Calculon's ring is below the bound (at microbatch 1 too:
+  // A = 168.77 us, QKV C = 87.7 us + exposed 74.1 us = 161.8 us) and no other is (`pipe` exposes a tile more, TP 1
+  // has no TP collective). So the count is the top entries with tensor_par_overlap ring at TP 2.
+  const HandFiles f = hand_files("ring");
+  const std::string args =
+      "llm search --model " + f.model + " --system " + f.system + " --gpus 2 --max-batch 2 --top 5";
+  const auto j = testing::run_chorus(args + " --json", "bound_search_json");
+  ASSERT_EQ(j.status, 0) << j.err;
+  const nlohmann::json out = nlohmann::json::parse(j.out);
+  int64_t ring_tp2 = 0;
+  for (const auto& entry : out.at("top")) {
+    const auto& e = entry.at("execution");
+    const bool expected = e.at("tensor_par").get<int>() == 2 && e.at("tensor_par_overlap").get<std::string>() == "ring";
+    ring_tp2 += expected ? 1 : 0;
+    EXPECT_EQ(entry.at("tp_overlap_below_collective_bound").get<bool>(), expected) << e.dump();
+  }
+  EXPECT_GT(ring_tp2, 0);
+  EXPECT_EQ(out.at("top_below_collective_bound").get<int64_t>(), ring_tp2);
+  const auto text = testing::run_chorus(args, "bound_search");
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find(fmt::format("notice: {} of the top 5 configurations use Calculon's", ring_tp2)),
+            std::string::npos)
+      << text.out;
+  const auto decomposed = testing::run_chorus(args + " --tp-overlap-model decomposed", "bound_search_dec");
+  ASSERT_EQ(decomposed.status, 0) << decomposed.err;
+  EXPECT_EQ(decomposed.out.find("notice:"), std::string::npos) << decomposed.out;
 }
 
 }  // namespace

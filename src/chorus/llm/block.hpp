@@ -24,6 +24,18 @@
 
 namespace chorus::llm {
 
+// Calculon's tiled TP overlap (tensor_par_overlap ring / pipe, LinearOverlapped) can finish a GEMM and its
+// collective sooner than the collective alone takes: it hides the first tile's transfer and pays no per-tile
+// latency. No schedule can; `chorus llm run` warns. Per block and microbatch, keeping the pass furthest below.
+struct TpOverlapBound {
+  int passes = 0;         // GEMM passes overlapped (forward and activation gradient of the four linears)
+  int passes_below = 0;   // of those, the ones whose GEMM + exposed time is below the collective's own time
+  double gemm = 0;        // the furthest pass's GEMM time (s)
+  double exposed = 0;     // what Calculon's overlap leaves exposed of its collective (s)
+  double collective = 0;  // the collective's own time (s)
+  Collective kind = Collective::kAllGather;
+};
+
 // Tensor-parallel communication of one block for one microbatch.
 struct TpComm {
   double fw_link = 0;     // network time of the forward-pass collectives
@@ -32,6 +44,7 @@ struct TpComm {
   double bw_exposed = 0;
   double re_link = 0;  // forward collectives re-done by full recompute
   double re_exposed = 0;
+  TpOverlapBound bound;  // tensor_par_overlap ring / pipe only
 };
 
 // Communication beside the TP collectives: ring attention (CP) or expert dispatch/combine (EP), per block and
