@@ -158,7 +158,8 @@ void register_fused_command(CLI::App& app) {
   cmd->add_option("--pooling", o->pooling, "embedding: rows pooled per sample and table (default 1)");
   cmd->add_option("--dtype", o->dtype, "bf16 | fp16 | fp32 | fp8 (default bf16)");
   cmd->add_option("--npus", o->npus, "GPUs taking part (must be the network's NPU count)")->required();
-  cmd->add_option("--system", o->system, "GPU: a100-80gb | h100-80gb | mi300x | a JSON file")->required();
+  cmd->add_option("--system", o->system, "GPU: a100-40gb | a100-80gb | h100-80gb | h200 | mi300x | a JSON file")
+      ->required();
   cmd->add_option("--tiles", o->tiles, "tiles of the pipeline (default: the best power-of-two group of waves)");
   cmd->add_option("--scale", o->scale, "up: zero-copy stores (default) | out: GPU-initiated puts");
   cmd->add_option("--comm-workgroups", o->comm_workgroups,

@@ -14,6 +14,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/io/csv.hpp"
+#include "chorus/llm/collective_matmul.hpp"
 
 namespace chorus::llm {
 namespace {
@@ -43,9 +44,11 @@ struct Task {
   std::vector<int64_t> microbatches;
   int64_t size = 0;  // configurations in this task
   uint64_t index = 0;
-  int64_t ep = 1;           // expert parallelism (MoE models only; divides dp and the experts)
-  int64_t cp = 1;           // context parallelism (SearchDims::context_par)
-  Fsdp zero = Fsdp::kNone;  // kZero1 exactly when `sharding`
+  int64_t ep = 1;                         // expert parallelism (MoE models only; divides dp and the experts)
+  int64_t cp = 1;                         // context parallelism (SearchDims::context_par)
+  Fsdp zero = Fsdp::kNone;                // kZero1 exactly when `sharding`
+  std::vector<TpGemmOverlap> gemm_modes;  // communication-hiding GEMM modes that apply (SearchDims::tp_gemm_overlap)
+  bool calculon_overlap = true;           // SearchDims::calculon_tp_overlap
   int64_t grad_group() const { return dp * cp; }
 };
 
@@ -57,15 +60,48 @@ bool can_redo(TpCommType comm, Recompute r) {
   return comm == TpCommType::kRsAg && r != Recompute::kFull;
 }
 
+// The communication-hiding GEMM modes a task can use besides Calculon's TP overlaps (collective_matmul.hpp):
+// pipelined needs All-Gather / Reduce-Scatter, SUMMA sequence parallelism everywhere, a 2-D grid and a dense model.
+std::vector<TpGemmOverlap> gemm_modes(const Application& app, int64_t tp, TpCommType comm, bool enabled) {
+  std::vector<TpGemmOverlap> out;
+  if (!enabled || tp < 2 || comm == TpCommType::kAr)
+    return out;
+  out.push_back(TpGemmOverlap::kPipelined);
+  if (comm == TpCommType::kRsAg && summa_grid(tp).rows >= 2 && !app.moe())
+    out.push_back(TpGemmOverlap::kSumma);
+  return out;
+}
+
+// The TP overlap choices of one (task, AG redo): Calculon's three, then the GEMM modes (SUMMA has no AG redo).
+std::vector<std::pair<TpOverlap, TpGemmOverlap>> tp_overlaps(const Task& t, bool redo) {
+  std::vector<std::pair<TpOverlap, TpGemmOverlap>> out = {{TpOverlap::kNone, TpGemmOverlap::kNone}};
+  if (t.tp < 2)
+    return out;
+  if (t.calculon_overlap) {
+    out.emplace_back(TpOverlap::kRing, TpGemmOverlap::kNone);
+    out.emplace_back(TpOverlap::kPipe, TpGemmOverlap::kNone);
+  }
+  for (TpGemmOverlap g : t.gemm_modes) {
+    if (!(redo && g == TpGemmOverlap::kSumma))
+      out.emplace_back(TpOverlap::kNone, g);
+  }
+  return out;
+}
+
+std::vector<bool> redo_choices(const Task& t) {
+  return can_redo(t.comm, t.recompute) ? std::vector<bool>{true, false} : std::vector<bool>{false};
+}
+
 int64_t task_size(const Task& t, int64_t nets, bool has_mem2) {
-  const int64_t redo = can_redo(t.comm, t.recompute) ? 2 : 1;
+  int64_t redo_tpo = 0;  // (AG redo, TP overlap) pairs
+  for (bool redo : redo_choices(t))
+    redo_tpo += static_cast<int64_t>(tp_overlaps(t, redo).size());
   const int64_t dpo = t.grad_group() > 1 ? 2 : 1;
-  const int64_t tpo = t.tp > 1 ? 3 : 1;
   const int64_t wo = has_mem2 ? 2 : 1;
   const int64_t ao = has_mem2 && t.recompute != Recompute::kFull ? 2 : 1;
   const int64_t oo = has_mem2 ? 2 : 1;
   const int64_t tiers = (t.tp > 1 ? nets : 1) * (t.pp > 1 ? nets : 1) * (t.grad_group() > 1 ? nets : 1);
-  return redo * dpo * tpo * wo * ao * oo * tiers * static_cast<int64_t>(t.microbatches.size());
+  return redo_tpo * dpo * wo * ao * oo * tiers * static_cast<int64_t>(t.microbatches.size());
 }
 
 // Past these, products of the enumeration (tp x pp, microbatch x seq_size) would overflow and the divisor loops
@@ -138,7 +174,22 @@ std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int
             for (Fsdp zero : zero_stages(dp * cp, dims)) {
               for (TpCommType comm : {TpCommType::kAr, TpCommType::kP2pRsAg, TpCommType::kRsAg}) {
                 for (int64_t ep : expert_pars(app, dp)) {
-                  Task t{tp, pp, dp, v, batch, r, zero != Fsdp::kNone, comm, mbs, 0, tasks.size(), ep, cp, zero};
+                  Task t{tp,
+                         pp,
+                         dp,
+                         v,
+                         batch,
+                         r,
+                         zero != Fsdp::kNone,
+                         comm,
+                         mbs,
+                         0,
+                         tasks.size(),
+                         ep,
+                         cp,
+                         zero,
+                         gemm_modes(app, tp, comm, dims.tp_gemm_overlap),
+                         dims.calculon_tp_overlap};
                   t.size = task_size(t, nets, has_mem2);
                   tasks.push_back(std::move(t));
                 }
@@ -209,11 +260,11 @@ class TaskRunner {
     const int64_t group = inner_group_size(t);
     for (int64_t mbs : t.microbatches) {
       e.microbatch_size = mbs;
-      for (bool redo : can_redo(t.comm, t.recompute) ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
+      for (bool redo : redo_choices(t)) {
         e.seq_par_ag_redo = redo;
-        for (TpOverlap o : t.tp > 1 ? std::vector<TpOverlap>{TpOverlap::kNone, TpOverlap::kRing, TpOverlap::kPipe}
-                                    : std::vector<TpOverlap>{TpOverlap::kNone}) {
+        for (const auto& [o, g] : tp_overlaps(t, redo)) {
           e.tp_overlap = o;
+          e.tp_gemm_overlap = g;
           for (int8_t tn = 0; tn < (t.tp > 1 ? nets_ : 1); ++tn) {
             e.tensor_par_net = tn;
             run_group(t, e, group);
@@ -294,7 +345,7 @@ class TaskRunner {
     ++w_.valid;
     offer(w_.top, spec_.top_n, st.sample_rate, ordinal, e, st);
     if (spec_.csv_sink) {
-      append_csv_row(w_.csv, e, st, model_.system());
+      append_csv_row(w_.csv, e, st, model_.system(), spec_.dims.tp_gemm_overlap);
       if (w_.csv.size() > (1 << 20))
         flush_csv();
     }
@@ -418,15 +469,18 @@ SearchResult run_search(const IterationModel& model, const SearchSpec& spec) {
   return r;
 }
 
-std::string csv_header() {
-  return "num_procs,tensor_par,pipeline_par,data_par,tensor_par_net,pipeline_par_net,data_par_net,batch_size,"
-         "microbatch_size,datatype,fused_activation,attention_type,activation_recompute,pipeline_interleaving,"
-         "optimizer_sharding,tensor_par_comm_type,tensor_par_overlap,seq_par_ag_redo,data_par_overlap,weight_offload,"
-         "activations_offload,optimizer_offload,training,total_time,sample_rate,proc_mem_tier1_cap_req,"
-         "proc_mem_tier2_cap_req,compute_efficiency,system_efficiency,total_efficiency\n";
+std::string csv_header(bool tp_gemm_overlap) {
+  return std::string(
+             "num_procs,tensor_par,pipeline_par,data_par,tensor_par_net,pipeline_par_net,data_par_net,batch_size,"
+             "microbatch_size,datatype,fused_activation,attention_type,activation_recompute,pipeline_interleaving,"
+             "optimizer_sharding,tensor_par_comm_type,tensor_par_overlap,seq_par_ag_redo,data_par_overlap,weight_"
+             "offload,"
+             "activations_offload,optimizer_offload,training,total_time,sample_rate,proc_mem_tier1_cap_req,"
+             "proc_mem_tier2_cap_req,compute_efficiency,system_efficiency,total_efficiency") +
+         (tp_gemm_overlap ? ",tp_gemm_overlap\n" : "\n");
 }
 
-void append_csv_row(std::string& out, const Execution& e, const Stats& st, const System& sys) {
+void append_csv_row(std::string& out, const Execution& e, const Stats& st, const System& sys, bool tp_gemm_overlap) {
   auto b = [](bool x) { return x ? "true" : "false"; };
   fmt::format_to(
       std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", e.num_procs,
@@ -435,9 +489,10 @@ void append_csv_row(std::string& out, const Execution& e, const Stats& st, const
       e.multiquery ? "multiquery" : "multihead", to_string(e.recompute), e.pipeline_interleaving,
       b(e.optimizer_sharding), to_string(e.tp_comm), to_string(e.tp_overlap), b(e.seq_par_ag_redo),
       b(e.data_par_overlap), b(e.weight_offload), b(e.activations_offload), b(e.optimizer_offload), b(e.training));
-  fmt::format_to(std::back_inserter(out), "{:.6g},{:.6g},{:.0f},{:.0f},{:.4f},{:.4f},{:.4f}\n", st.total_time,
+  fmt::format_to(std::back_inserter(out), "{:.6g},{:.6g},{:.0f},{:.0f},{:.4f},{:.4f},{:.4f}", st.total_time,
                  st.sample_rate, st.memory.tier1, st.memory.tier2, st.compute_efficiency, st.system_efficiency,
                  st.total_efficiency);
+  out += tp_gemm_overlap ? fmt::format(",{}\n", to_string(e.tp_gemm_overlap)) : std::string("\n");
 }
 
 }  // namespace chorus::llm
