@@ -1,8 +1,9 @@
 // Benchmark of collective synthesis (synth/synthesize.hpp): All-Gather of 1 GiB on every 1024-NPU TACOS input
-// (tacos-inputs/, floor: at most 1 s each; TACOS v1.3.0 takes 21 s to 2,072 s, tacos-results-table.csv), with
-// --chunks auto, and All-Reduce on a 32x32 2D mesh; dimension-wise All-Reduce (synth/dimensional.hpp) on a 32x32 and
-// a 200x200 2D mesh (floor: the 40,000-NPU one in at most 10 minutes and 8 GiB). Counters: the synthesized time and its
-// ratio to the cut bound is left to scripts/synth-quality.sh; here time_us, transfers and chunks_per_npu.
+// (tacos-inputs/, floor: at most 0.5 s of CPU each, issue #17; TACOS v1.3.0 takes 21 s to 2,072 s,
+// tacos-results-table.csv), with --chunks auto; All-Reduce on a 32x32 2D mesh; All-to-All of 64 MiB on a 32x32 torus
+// (floor: 10 s); dimension-wise All-Reduce (synth/dimensional.hpp) on a 32x32 and a 200x200 2D mesh (floor: the
+// 40,000-NPU one in at most 10 minutes and 8 GiB). Counters: the synthesized time and its ratio to the cut bound is
+// left to scripts/synth-quality.sh; here time_us, transfers and chunks_per_npu.
 #include <filesystem>
 #include <string>
 
@@ -60,6 +61,23 @@ void BM_SynthAllReduceMesh32x32(benchmark::State& state) {
   run_on(state, mesh2d(32, 32, link, link), CollectiveKind::AllReduce);
 }
 BENCHMARK(BM_SynthAllReduceMesh32x32)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// All-to-All of 64 MiB on a 32x32 torus (floor, issue #17: a 1024-NPU All-to-All in at most 10 s): 16.8 M hops.
+void BM_SynthAllToAllTorus32x32(benchmark::State& state) {
+  const LinkParams link{Bandwidth::gib_per_s(50), Time::ns(500)};
+  const Topology topology = torus2d(32, 32, link, link);
+  SynthOptions options;
+  options.kind = CollectiveKind::AllToAll;
+  options.size = Bytes::mib(64);
+  SynthResult result;
+  for (auto _ : state) {
+    result = synthesize(topology, options);
+    benchmark::DoNotOptimize(result.time);
+  }
+  state.counters["time_us"] = result.time.microseconds();
+  state.counters["transfers"] = static_cast<double>(result.schedule.transfer_count());
+}
+BENCHMARK(BM_SynthAllToAllTorus32x32)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 void run_dimensional(benchmark::State& state, uint32_t side) {
   const LinkParams link{Bandwidth::gib_per_s(50), Time::ns(500)};

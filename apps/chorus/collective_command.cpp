@@ -30,9 +30,9 @@ struct CollectiveOptions {
   TopologyOptions topology;
   std::string collective;
   std::string size;
-  // The library's request: the options that are its fields are parsed into it directly (model, system,
-  // algorithm, composition, active chunks, endpoint delay, reduction bandwidth, evaluation, compare_synth), so
-  // the CLI and Python (python/src/collective_bindings.cpp) share its defaults and copy nothing.
+  // The library's request: the options that are its fields are parsed into it directly (model, queue, ecn,
+  // system, algorithm, composition, active chunks, endpoint delay, reduction bandwidth, evaluation,
+  // compare_synth), so the CLI and Python (python/src/collective_bindings.cpp) share its defaults and copy nothing.
   CollectiveRequest request;
   uint32_t splits = 1;  // request.splits stays unset unless --splits is given
   std::string link_stats;
@@ -45,8 +45,11 @@ struct CollectiveOptions {
 // Options that only --algorithm synth reads, and options that only the built-in algorithms read.
 const char* const kSynthOnly[] = {"--chunks",    "--seed", "--priority", "--npus",         "--fail-links",
                                   "--fail-npus", "--root", "--scan-cap", "--search-effort"};
-const char* const kNativeOnly[] = {"--system",         "--composition",         "--splits",     "--active-chunks",
-                                   "--endpoint-delay", "--reduction-bandwidth", "--evaluation", "--link-stats"};
+const char* const kNativeOnly[] = {"--system",         "--composition",
+                                   "--splits",         "--active-chunks",
+                                   "--endpoint-delay", "--reduction-bandwidth",
+                                   "--evaluation",     "--link-stats",
+                                   "--queue",          "--ecn"};
 
 // Refuses an option the chosen algorithm would ignore, naming when it applies.
 void refuse_ignored_options(const CollectiveOptions& o) {
@@ -211,6 +214,9 @@ void register_collective_command(CLI::App& app) {
                   "local memory bandwidth for reductions, e.g. 1600GB/s (default: free)");
   cmd->add_option("--evaluation", options->request.evaluation, "auto | symmetric | schedule (default auto)");
   cmd->add_option("--model", options->request.model, network_models().help());
+  cmd->add_option("--queue", options->request.queue,
+                  "with --model packet: the buffer of every output port, e.g. 512KiB (default 1MiB, drop-tail)");
+  cmd->add_flag("--ecn", options->request.ecn, "with --model packet: RED queues marking ECN, DCQCN-style senders");
   cmd->add_option("--link-stats", options->link_stats, "write per-link statistics (aware, flow) to this CSV file");
   cmd->add_flag("--json", options->json, "print one JSON object");
   add_sweep_flags(*cmd, options->sweep, true);

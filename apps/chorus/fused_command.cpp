@@ -111,10 +111,7 @@ void run(const FusedOptions& o) {
   if (!op)
     throw Error("", "--op",
                 fmt::format("unknown fused operator '{}'; expected one of {}", o.op, fused::fused_op_names()));
-  const auto model = parse_network_model(o.model);
-  if (!model)
-    throw Error("", "--model",
-                fmt::format("unknown network model '{}'; expected one of {}", o.model, network_models().names()));
+  const std::optional<NetworkModelKind> model = network_model_argument(o.model);
   fused::FusedRequest q;
   q.op = *op;
   q.shape = fused::OperatorShape{o.m, o.k, o.n, o.pooling, o.dtype};
@@ -135,7 +132,7 @@ void run(const FusedOptions& o) {
   std::optional<AstraSystemConfig> system;
   if (!o.collective_system.empty())
     system = load_astra_system(o.collective_system);
-  CollectiveTimer timer(topology, CollectiveTimerOptions{*model, system ? &*system : nullptr, false});
+  CollectiveTimer timer(topology, CollectiveTimerOptions{*model, system ? &*system : nullptr, false, {}});
   GroupBounds bounds(topology);
   const fused::FusedResult r = fused::evaluate_fused(q, timer, bounds);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -161,7 +158,8 @@ void register_fused_command(CLI::App& app) {
   cmd->add_option("--pooling", o->pooling, "embedding: rows pooled per sample and table (default 1)");
   cmd->add_option("--dtype", o->dtype, "bf16 | fp16 | fp32 | fp8 (default bf16)");
   cmd->add_option("--npus", o->npus, "GPUs taking part (must be the network's NPU count)")->required();
-  cmd->add_option("--system", o->system, "GPU: a100-80gb | h100-80gb | mi300x | a JSON file")->required();
+  cmd->add_option("--system", o->system, "GPU: a100-40gb | a100-80gb | h100-80gb | h200 | mi300x | a JSON file")
+      ->required();
   cmd->add_option("--tiles", o->tiles, "tiles of the pipeline (default: the best power-of-two group of waves)");
   cmd->add_option("--scale", o->scale, "up: zero-copy stores (default) | out: GPU-initiated puts");
   cmd->add_option("--comm-workgroups", o->comm_workgroups,

@@ -2,7 +2,8 @@
 //
 //   chorus generate microbench --collective all_reduce --npus 64 --size 1MiB --out traces/ar [--gzip]
 //   chorus generate llm --model gpt3-175b --dp 8 --tp 8 --pp 16 [--microbatches 16] [--sequence-parallel]
-//                       --out traces/gpt3
+//                       [--cp 2] [--ep 8] [--fsdp zero3] --out traces/gpt3
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "chorus/core/parse_units.hpp"
 #include "chorus/llm/inputs.hpp"
 #include "chorus/llm/presets.hpp"
+#include "chorus/workload/generators/llm_symmetric.hpp"
 #include "chorus/workload/generators/llm_training.hpp"
 #include "chorus/workload/generators/microbench.hpp"
 #include "commands.hpp"
@@ -88,6 +90,10 @@ struct LlmOptions {
   std::optional<double> mem_bw;
   std::string out;
   bool gzip = false;
+  uint32_t cp = 1;
+  uint32_t ep = 1;
+  std::string fsdp = "none";
+  bool symmetric = false;  // classes.json + one trace per pipeline stage (llm_symmetric.hpp)
 };
 
 // A preset name, or a Calculon-format application JSON (examples/llm/*.json).
@@ -117,19 +123,40 @@ LlmTrainingSpec llm_spec(const LlmOptions& o) {
     throw Error("", "--gpu", fmt::format("unknown GPU preset '{}'; expected a100 or h100", o.gpu));
   spec.peak_tflops = o.peak_perf.value_or(gpu->peak_tflops);
   spec.mem_bw_gbps = o.mem_bw.value_or(gpu->mem_bw_gbps);
+  spec.cp = o.cp;
+  spec.ep = o.ep;
+  const std::pair<const char*, llm::Fsdp> stages[] = {{"none", llm::Fsdp::kNone},
+                                                      {"zero1", llm::Fsdp::kZero1},
+                                                      {"zero2", llm::Fsdp::kZero2},
+                                                      {"zero3", llm::Fsdp::kZero3}};
+  const auto* stage =
+      std::find_if(std::begin(stages), std::end(stages), [&](const auto& p) { return o.fsdp == p.first; });
+  if (stage == std::end(stages))
+    throw Error("", "--fsdp", fmt::format("is '{}'; expected none, zero1, zero2 or zero3", o.fsdp));
+  spec.fsdp = stage->second;
   return spec;
 }
 
 void run_llm(const LlmOptions& o) {
   const LlmTrainingSpec spec = llm_spec(o);
+  if (o.symmetric) {
+    const std::string classes = write_llm_training_symmetric(o.out, spec, o.gzip);
+    std::cout << fmt::format("wrote {} with {} rank classes (one per pipeline stage) for {} NPUs\n", classes, spec.pp,
+                             spec.dp * spec.tp * spec.pp * spec.cp);
+    std::cout << fmt::format("simulate: chorus sim --workload {} --network NET.yml\n", o.out);
+    return;
+  }
   const std::unique_ptr<Progress> progress = terminal_progress(false);
   const std::string prefix = write_llm_training(o.out, spec, o.gzip, progress.get());
-  const uint32_t npus = spec.dp * spec.tp * spec.pp;
+  const uint32_t npus = spec.dp * spec.tp * spec.pp * spec.cp;
   std::cout << fmt::format("wrote {} rank files {}.<rank>.et and {}/comm_groups.json\n", npus, prefix, o.out);
   std::cout << fmt::format("{}: dp {} x tp {} x pp {}, {} microbatches of {} sequence(s), 1F1B{}{}\n", o.model, spec.dp,
                            spec.tp, spec.pp, spec.microbatches, spec.microbatch_size,
                            spec.sequence_parallel ? ", sequence parallel" : "",
                            spec.distributed_optimizer ? ", distributed optimizer" : "");
+  if (spec.cp > 1 || spec.ep > 1 || spec.fsdp != llm::Fsdp::kNone)
+    std::cout << fmt::format("context parallel {} (ring attention), expert parallel {}, ZeRO {}\n", spec.cp, spec.ep,
+                             llm::to_string(spec.fsdp));
   std::cout << fmt::format("simulate: chorus sim --workload {} --comm-groups {}/comm_groups.json --network NET.yml\n",
                            prefix, o.out);
 }
@@ -155,6 +182,11 @@ void register_llm(CLI::App& generate) {
   cmd->add_option("--mem-bw", o->mem_bw, "memory bandwidth in GB/s (1e9 B/s; overrides --gpu)");
   cmd->add_option("--out", o->out, "output directory")->required();
   cmd->add_flag("--gzip", o->gzip, "gzip the .et files");
+  cmd->add_option("--cp", o->cp, "context parallelism: ring attention over cp ranks (divides seq_size)");
+  cmd->add_option("--ep", o->ep, "expert parallelism over the DP ranks (MoE models; divides --dp and the experts)");
+  cmd->add_option("--fsdp", o->fsdp, "ZeRO stage: none (default), zero1 (= --distributed-optimizer), zero2, zero3");
+  cmd->add_flag("--symmetric", o->symmetric,
+                "write one trace per pipeline stage and classes.json instead of one file per rank");
   cmd->callback([o] { run_llm(*o); });
 }
 

@@ -64,7 +64,8 @@ void register_generate_dlrm(CLI::App& generate) {
   cmd->add_option("--bottom-mlp", o->bottom, "bottom MLP widths, input first (default 13-512-256-128)");
   cmd->add_option("--top-mlp", o->top, "top MLP layer widths (default 1024-1024-512-256-1)");
   cmd->add_option("--dtype", o->spec.dtype, "fp32 (default, the reference) | bf16 | fp16 | fp8");
-  cmd->add_option("--system", o->system, "GPU for the roofline: a100-80gb (default) | h100-80gb | mi300x | JSON");
+  cmd->add_option("--system", o->system,
+                  "GPU for the roofline: a100-80gb (default) | a100-40gb | h100-80gb | h200 | mi300x | JSON");
   cmd->add_option("--out", o->out, "output directory")->required();
   cmd->add_flag("--gzip", o->gzip, "gzip the .et files");
   cmd->callback([o] {
@@ -91,7 +92,8 @@ void register_generate_moe(CLI::App& generate) {
   cmd->add_option("--ffn", o->spec.ffn, "expert FFN size (default 14336)");
   cmd->add_option("--capacity-factor", o->spec.capacity_factor, "expert capacity factor (default 1.25)");
   cmd->add_option("--dtype", o->spec.dtype, "bf16 (default) | fp16 | fp32 | fp8");
-  cmd->add_option("--system", o->system, "GPU for the roofline: h100-80gb (default) | a100-80gb | mi300x | JSON");
+  cmd->add_option("--system", o->system,
+                  "GPU for the roofline: h100-80gb (default) | a100-40gb | a100-80gb | h200 | mi300x | JSON");
   cmd->add_option("--out", o->out, "output directory")->required();
   cmd->add_flag("--gzip", o->gzip, "gzip the .et files");
   cmd->callback([o] {

@@ -39,7 +39,7 @@ void add_network_options(CLI::App& command, NetworkOptions& o) {
   add_topology_options(command, o.topology);
   command.add_option("--collective-system", o.collective_system,
                      "ASTRA-sim system JSON: the collective algorithms, chunking and overheads (needs a network)");
-  command.add_option("--model", o.model, "network model for collectives: unaware (default) | aware | flow");
+  command.add_option("--model", o.model, "network model for collectives: unaware (default) | aware | flow | packet");
 }
 
 std::unique_ptr<hlo::CollectiveNetwork> make_network(const NetworkOptions& o) {
@@ -51,9 +51,7 @@ std::unique_ptr<hlo::CollectiveNetwork> make_network(const NetworkOptions& o) {
         throw Error("", flag, "applies only with --network FILE.yml or --topology SPEC");
     return nullptr;
   }
-  const auto model = parse_network_model(o.model.empty() ? "unaware" : o.model);
-  if (!model)
-    throw Error("", "--model", fmt::format("unknown network model '{}'; expected unaware, aware or flow", o.model));
+  const std::optional<NetworkModelKind> model = network_model_argument(o.model.empty() ? "unaware" : o.model);
   std::optional<AstraSystemConfig> system;
   if (!o.collective_system.empty())
     system = load_astra_system(o.collective_system);
@@ -107,7 +105,8 @@ void run_analyze(const AnalyzeOptions& o) {
     throw Error("--iterations", "", fmt::format("is {}; must be >= 1", o.iterations));
   const ModuleAnalysis m = analyze_module(o.module, o.system, o.network, o.npus, o.iterations);
   if (!o.csv.empty()) {
-    write_output_file(o.csv, Argument{"csv"}, hlo::analysis_csv(m.module, m.analysis));  // gzip when the name ends in .gz
+    write_output_file(o.csv, Argument{"csv"},
+                      hlo::analysis_csv(m.module, m.analysis));  // gzip when the name ends in .gz
   }
   if (o.json)
     fmt::print("{}\n", hlo::analysis_to_json(m.module, m.system, m.analysis).dump(1));

@@ -2,12 +2,15 @@
 //
 //   chorus llm run      --model M.json --system S.json --exec E.json [--json]
 //   chorus llm search   --model M.json --system S.json --gpus 1024 --max-batch 1536 [--top 20] [--threads N]
+//                       [--context-par] [--fsdp]
 //                       [--csv all.csv] [--datatype float16] [--json]
 //   chorus llm validate [--json]
 //   chorus llm systems  [--show NAME]
 //   chorus llm infer    --model M.json --system S --gpus 8 --prompt 2048 --output 256 --batch 64 [--tp --pp --ep]
-// --system takes a preset name (a100-40gb, a100-80gb, h100-80gb, h200, b200, mi300x) or a system JSON file.
+// --system takes a preset name (a100-40gb, a100-80gb, h100-80gb, h200, b200, mi300x, and a100-80gb-datasheet,
+// h100-80gb-datasheet: the two calibrated presets before calibration) or a system JSON file.
 // Inputs are Calculon's JSON files; see src/chorus/llm/*.hpp for the model and docs/llm.md for its use.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -26,6 +29,8 @@
 #include "chorus/llm/report.hpp"
 #include "chorus/llm/search.hpp"
 #include "chorus/llm/system_presets.hpp"
+#include "chorus/llm/tp_gemm_report.hpp"
+#include "chorus/llm/tp_overlap_bound.hpp"
 #include "chorus/llm/validation.hpp"
 #include "commands.hpp"
 
@@ -51,6 +56,9 @@ struct SearchOptions {
   std::string datatype = "float16";
   bool json = false;
   bool no_prune = false;
+  std::string tp_overlap_model = "calculon";
+  bool context_par = false;
+  bool fsdp = false;
 };
 
 struct InferOptions {
@@ -83,12 +91,25 @@ void run_run(const RunOptions& o) {
   options.calculon_recompute_bug = o.calculon_bug;
   const llm::IterationModel model(app, sys, options);
   const llm::Stats st = model.evaluate(exe);
+  const bool gemm_overlap = exe.tp_gemm_overlap != llm::TpGemmOverlap::kNone;
+  const llm::Stats without = gemm_overlap ? model.evaluate(llm::without_tp_gemm_overlap(exe)) : st;
+  // A number below a physical bound gets a warning (docs/llm.md, "Calculon's ring below the collective's time").
+  const auto below = llm::tp_overlap_below_bound(st);
+  if (below)
+    fmt::print(stderr, "{}\n", llm::tp_overlap_bound_warning(*below, exe));
   if (o.json) {
     nlohmann::json j = llm::stats_to_json(st, sys);
     j["execution"] = llm::execution_to_json(exe, sys);
+    if (gemm_overlap)
+      j["tp_gemm_overlap"] = llm::tp_gemm_json(st, without, exe);
+    j["tp_overlap_below_collective_bound"] = below.has_value();
+    if (below)
+      j["tp_overlap_bound"] = llm::tp_overlap_bound_json(*below);
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("{}", llm::stats_table(st, sys));
+    if (gemm_overlap)
+      fmt::print("{}", llm::tp_gemm_table(st, without, exe));
   }
 }
 
@@ -113,7 +134,18 @@ std::string top_line(size_t i, const llm::Candidate& c) {
              e.optimizer_sharding, llm::to_string(e.tp_overlap), e.data_par_overlap, e.seq_par_ag_redo,
              e.weight_offload, e.activations_offload, e.optimizer_offload, e.tensor_par_net, e.pipeline_par_net,
              e.data_par_net, c.stats.memory.tier1 / 1073741824.0) +
-         (e.expert_par > 1 ? fmt::format(" ep{}", e.expert_par) : std::string());
+         (e.expert_par > 1 ? fmt::format(" ep{}", e.expert_par) : std::string()) +
+         (e.tp_gemm_overlap != llm::TpGemmOverlap::kNone ? fmt::format(" gemm={}", llm::to_string(e.tp_gemm_overlap))
+                                                         : std::string()) +
+         (e.context_par > 1 ? fmt::format(" cp{}", e.context_par) : std::string()) +
+         (e.fsdp == llm::Fsdp::kZero2 || e.fsdp == llm::Fsdp::kZero3 ? fmt::format(" {}", llm::to_string(e.fsdp))
+                                                                     : std::string());
+}
+
+// Top configurations whose Calculon TP overlap beats the collective's own time (tp_overlap_bound.hpp).
+int64_t below_bound_count(const std::vector<llm::Candidate>& top) {
+  return std::count_if(top.begin(), top.end(),
+                       [](const llm::Candidate& c) { return llm::tp_overlap_below_bound(c.stats).has_value(); });
 }
 
 void run_search(const SearchOptions& o) {
@@ -138,6 +170,11 @@ void run_search(const SearchOptions& o) {
   spec.top_n = o.top;
   spec.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   spec.prune = !o.no_prune;
+  // Which TP overlap models the search tries (docs/llm.md, "Communication-hiding GEMMs").
+  spec.dims.tp_gemm_overlap = o.tp_overlap_model != "calculon";
+  spec.dims.calculon_tp_overlap = o.tp_overlap_model != "decomposed";
+  spec.dims.context_par = o.context_par;
+  spec.dims.fsdp = o.fsdp;
   spec.rank = group.rank();
   spec.ranks = group.size();
   std::unique_ptr<std::ofstream> csv;
@@ -149,7 +186,7 @@ void run_search(const SearchOptions& o) {
     if (!*csv)
       throw Error(o.csv, "", "cannot open for writing");
     if (group.rank() == 0)
-      *csv << llm::csv_header();
+      *csv << llm::csv_header(spec.dims.tp_gemm_overlap);
     spec.csv_sink = [&csv](const std::string& chunk) { *csv << chunk; };
   }
   if (group.rank() == 0 && isatty(STDERR_FILENO) != 0)
@@ -185,8 +222,10 @@ void run_search(const SearchOptions& o) {
       nlohmann::json entry;
       entry["execution"] = llm::execution_to_json(c.execution, sys);
       entry["stats"] = llm::stats_to_json(c.stats, sys);
+      entry["tp_overlap_below_collective_bound"] = llm::tp_overlap_below_bound(c.stats).has_value();
       j["top"].push_back(entry);
     }
+    j["top_below_collective_bound"] = below_bound_count(r.top);
     fmt::print("{}\n", j.dump(2));
     return;
   }
@@ -201,6 +240,12 @@ void run_search(const SearchOptions& o) {
   fmt::print("{:>3} {:>9} {:>9}\n", "#", "samples/s", "time s");
   for (size_t i = 0; i < r.top.size(); ++i)
     fmt::print("{}\n", top_line(i, r.top[i]));
+  if (const int64_t below = below_bound_count(r.top); below > 0)
+    fmt::print(
+        "notice: {} of the top {} configurations use Calculon's tensor_par_overlap ring/pipe with a GEMM plus its TP "
+        "collective faster than the collective alone (llm run warns; docs/llm.md); --tp-overlap-model decomposed "
+        "searches the bounded tp_gemm_overlap instead\n",
+        below, r.top.size());
 }
 
 void run_validate(const ValidateOptions& o) {
@@ -386,6 +431,15 @@ void register_llm_command(CLI::App& app) {
   search->add_option("--datatype", search_opts->datatype, "datatype of the system to train in")->capture_default_str();
   search->add_flag("--json", search_opts->json, "print the top list and counts as JSON");
   search->add_flag("--no-prune", search_opts->no_prune, "time every configuration that fits (exhaustive check)");
+  search
+      ->add_option("--tp-overlap-model", search_opts->tp_overlap_model,
+                   "TP overlaps to try: calculon (tensor_par_overlap ring/pipe), decomposed (tp_gemm_overlap "
+                   "pipelined/summa) or both")
+      ->check(CLI::IsMember({"calculon", "decomposed", "both"}))
+      ->capture_default_str();
+  search->add_flag("--context-par", search_opts->context_par,
+                   "also search context parallelism (every divisor of GPUs / (TP x PP) that divides seq_size)");
+  search->add_flag("--fsdp", search_opts->fsdp, "also search ZeRO-2 and ZeRO-3 (FSDP) beside none and ZeRO-1");
   search->callback([search_opts] { run_search(*search_opts); });
 
   auto validate_opts = std::make_shared<ValidateOptions>();

@@ -41,6 +41,8 @@ struct SimOptions {
   std::string memory;
   std::string comm_groups;
   std::string model = "unaware";
+  std::string queue;  // --model packet
+  bool ecn = false;   // --model packet
   std::string out;
   bool no_resource_limits = false;
   bool contention = false;
@@ -50,6 +52,7 @@ struct SimOptions {
   bool report = false;  // DIR/report.html (report/sim_report.hpp)
   std::string timeline_level = "auto";
   size_t timeline_max_events = TimelineLimits{}.max_events;
+  size_t link_bins = 500;      // timeline.json's link-utilisation counters: bins over the run (runtime/link_load.hpp)
   double injection_scale = 1;  // ASTRA-sim: multiplies the system JSON's endpoint-delay
   // ASTRA-sim options chorus accepts without using, and why, with the option each registered.
   std::array<std::pair<const char*, const char*>, 7> ignored{{
@@ -79,6 +82,9 @@ void add_options(CLI::App& cmd, SimOptions& o) {
   cmd.add_option("--comm-groups,--comm-group-configuration", o.comm_groups,
                  "communicator groups JSON {\"<pg_name>\": [npu, ...]}");
   cmd.add_option("--model", o.model, network_models().help());
+  cmd.add_option("--queue", o.queue,
+                 "with --model packet: the buffer of every output port, e.g. 512KiB (default 1MiB, drop-tail)");
+  cmd.add_flag("--ecn", o.ecn, "with --model packet: RED queues marking ECN, DCQCN-style senders");
   cmd.add_option("--out", o.out,
                  "write summary.json, npus.csv, collectives.csv, timeline.json and (aware, flow) links.csv here");
   cmd.add_flag("--no-resource-limits", o.no_resource_limits,
@@ -91,6 +97,9 @@ void add_options(CLI::App& cmd, SimOptions& o) {
                  "comm (the communication track of every NPU)");
   cmd.add_option("--timeline-max-events", o.timeline_max_events,
                  "with --timeline-level auto: the most events timeline.json holds (default 200000, about 30 MB)");
+  cmd.add_option("--timeline-link-bins", o.link_bins,
+                 "timeline.json (aware, flow): link-utilisation counter tracks per dimension/tier, in this many time "
+                 "bins over the run (default 500; 0: none)");
   cmd.add_flag("--no-bounds", o.no_bounds, "skip the per-collective lower bounds");
   cmd.add_flag("--json", o.json, "print summary.json on stdout instead of the table");
   cmd.add_flag("--report", o.report, "with --out: also write DIR/report.html (charts in one self-contained file)");
@@ -109,6 +118,9 @@ void check_applicable(const SimOptions& o, const std::optional<AstraSystemConfig
   }
   if (o.timeline_max_events == 0)
     throw Error("", "--timeline-max-events", "is 0; must be >= 1 (--no-timeline writes none)");
+  if (o.link_bins > 100'000)
+    throw Error("", "--timeline-link-bins",
+                fmt::format("is {}; at most 100000 (each bin is an event per link group)", o.link_bins));
   if (o.report && o.out.empty())
     throw Error("", "--report", "applies only with --out (it writes DIR/report.html)");
   if (o.no_timeline && o.out.empty())
@@ -141,10 +153,8 @@ void warn_below_bound(const RunReport& report, NetworkModelKind model) {
 }
 
 void run(const SimOptions& o) {
-  const auto model = parse_network_model(o.model);
-  if (!model)
-    throw Error("", "--model",
-                fmt::format("unknown network model '{}'; expected one of {}", o.model, network_models().names()));
+  const std::optional<NetworkModelKind> model = network_model_argument(o.model);
+  const PacketOptions packet = packet_options_argument(o.queue, o.ecn, *model == NetworkModelKind::Packet);
   if (o.contention && !network_models().get(*model).info().fair_sharing)
     throw Error("", "--contention", fmt::format("needs --model flow (got {})", o.model));
   const Topology topology = make_topology(o.topology);
@@ -158,12 +168,14 @@ void run(const SimOptions& o) {
   }
   RuntimeOptions options;
   options.model = *model;
+  options.packet = packet;
   options.system = system ? &*system : nullptr;
   options.memory = load_remote_memory(o.memory);
   options.resource_limits = !o.no_resource_limits;
   options.record_timeline = !o.no_timeline && !o.out.empty();
   options.lower_bounds = !o.no_bounds;
   options.link_stats = !o.out.empty();  // links.csv (aware and flow only)
+  options.link_load_bins = options.record_timeline ? o.link_bins : 0;
   options.contention = o.contention;
   const std::unique_ptr<Progress> progress = terminal_progress(o.json);
   options.progress = progress.get();

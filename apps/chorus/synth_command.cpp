@@ -68,6 +68,8 @@ void write_schedule_json(const std::string& path, const SynthResult& r) {
     o["src"] = r.schedule.src(op).value;
     o["dst"] = r.schedule.dst(op).value;
     o["chunk"] = r.schedule.chunk(op);
+    if (r.schedule.is_transfer(op))
+      o["bytes"] = r.schedule.bytes(op).count();
     o["start_ns"] = ns(r.ops[i].start);
     o["end_ns"] = ns(r.ops[i].finish);
     if (r.schedule.is_transfer(op))
@@ -85,17 +87,27 @@ void write_schedule_json(const std::string& path, const SynthResult& r) {
   out << j.dump() << "\n";
 }
 
-// Dimension-wise synthesis (dimensional.hpp): per-line schedules composed in stages; transfers are counted, not
-// materialized, so the per-transfer outputs are not available.
+// Dimension-wise synthesis (dimensional.hpp): per-line schedules composed in stages; transfers are counted, and
+// materialized only for --schedule and --chakra (up to 2^22 transfers, per-NPU stage barriers). The other
+// per-transfer outputs say why they are missing.
 void run_dimensional(const SynthCommandOptions& o, const Topology& topology, const SynthOptions& options) {
-  if (!o.out.empty() || !o.schedule_json.empty() || o.verify || !o.chakra.empty() || !o.report.empty()) {
-    throw Error("synth",
-                o.verify
-                    ? "--verify"
-                    : (!o.chakra.empty() ? "--chakra"
-                                         : (!o.report.empty() ? "--report" : (o.out.empty() ? "--schedule" : "--out"))),
-                "is not available with dimension-wise synthesis (transfers are counted, not materialized); the line "
-                "schedules it composes are certified in the tests");
+  if (!o.out.empty())
+    throw Error("synth", "--out",
+                "is not available with dimension-wise synthesis: its stages move pieces of different sizes, and MSCCL "
+                "XML cuts every buffer into equal chunks");
+  if (o.verify)
+    throw Error("synth", "--verify",
+                "is not available with dimension-wise synthesis: the certificates check one chunk size per schedule, "
+                "and the stages move pieces of different sizes (the line schedules are certified in the tests)");
+  if (!o.report.empty())
+    throw Error("synth", "--report",
+                "is not available with dimension-wise synthesis (transfers are counted, not materialized)");
+  if (!o.schedule_json.empty() || !o.chakra.empty()) {
+    const SynthResult m = materialize_dimensional(topology, options);
+    if (!o.schedule_json.empty())
+      write_schedule_json(o.schedule_json, m);
+    if (!o.chakra.empty())
+      write_chakra_schedule((std::filesystem::path(o.chakra) / to_string(m.kind)).string(), m, topology);
   }
   const DimensionalSynthResult r = synthesize_dimensional(topology, options);
   const auto bound_started = std::chrono::steady_clock::now();
@@ -181,6 +193,7 @@ void run(const SynthCommandOptions& o) {
   SynthOptions options = make_synth_options(o.synth, *kind, size);
   options.demand = std::move(demand);
   options.progress = progress.get();
+  options.switches_multicast = o.out.empty();  // MSCCL has no multicast: with --out every copy is a GPU's send
   if (o.dimensional && options.demand)
     throw Error("synth", "--dimensional", "does not take --demand (dimension-wise synthesis has no All-to-All)");
   if (o.dimensional || dimensional_synthesis_needed(topology, options))

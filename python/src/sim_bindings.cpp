@@ -24,10 +24,7 @@ struct SimArgs {
 };
 
 py::object sim(const Topology& topology, const SimArgs& a) {
-  const auto model = parse_network_model(a.model);
-  if (!model)
-    throw Error("", Argument{"model"},
-                fmt::format("unknown network model '{}'; expected unaware, aware or flow", a.model));
+  const std::optional<NetworkModelKind> model = network_model_argument(a.model);
   if (a.contention && *model != NetworkModelKind::Flow)
     throw Error("", Argument{"contention"}, fmt::format("needs model='flow' (got {})", a.model));
   if (!std::isfinite(a.injection_scale) || a.injection_scale < 0)

@@ -499,7 +499,7 @@ TEST_F(BadLlm, ModelFileMissingKey) {
 }
 
 TEST_F(BadLlm, PipelineDoesNotDivideLayers) {
-  expect_input_error(generate({"--model", "gpt3-175b", "--pp", "7"}), {"--pp", "96"});
+  expect_input_error(generate({"--model", "gpt3-175b", "--pp", "5"}), {"--pp", "96"});
 }
 
 TEST_F(BadLlm, TensorParallelDoesNotDivideHeads) {
@@ -524,6 +524,18 @@ TEST_F(BadLlm, UnknownGpu) {
 
 TEST_F(BadLlm, ZeroPeakPerf) {
   expect_input_error(generate({"--model", "gpt3-175b", "--peak-perf", "0"}), {"--peak-perf"});
+}
+
+TEST_F(BadLlm, ContextParallelDoesNotDivideTheSequence) {
+  expect_input_error(generate({"--model", "gpt3-175b", "--cp", "3"}), {"--cp", "2048"});
+}
+
+TEST_F(BadLlm, ExpertParallelOnADenseModel) {
+  expect_input_error(generate({"--model", "gpt3-175b", "--dp", "2", "--ep", "2"}), {"--ep", "no experts"});
+}
+
+TEST_F(BadLlm, UnknownZeroStage) {
+  expect_input_error(generate({"--model", "gpt3-175b", "--fsdp", "zero4"}), {"--fsdp", "zero4"});
 }
 
 TEST_F(BadInput, SimContentionNeedsFlow) {

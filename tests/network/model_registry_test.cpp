@@ -1,7 +1,10 @@
 // The network-model interface and registry: names, capabilities, and hand-computed times through run().
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "chorus/collective/schedule.hpp"
 #include "chorus/core/assert.hpp"
@@ -12,11 +15,16 @@
 namespace chorus {
 namespace {
 
+// Whether this build has ns-3 and so the packet model (CMake option CHORUS_WITH_NS3, libns3-dev installed).
+bool has_packet_model() {
+  return network_models().find("packet") != nullptr;
+}
+
 TEST(NetworkModelRegistry, BuiltinModelsInOrderWithUnawareFirst) {
-  EXPECT_EQ(network_models().names(), "unaware, aware, flow");
-  EXPECT_EQ(network_models().models().size(), 3u);
+  EXPECT_EQ(network_models().names(), has_packet_model() ? "unaware, aware, flow, packet" : "unaware, aware, flow");
+  EXPECT_EQ(network_models().models().size(), has_packet_model() ? 4u : 3u);
   EXPECT_EQ(parse_network_model("aware"), NetworkModelKind::Aware);
-  EXPECT_EQ(parse_network_model("packet"), std::nullopt);
+  EXPECT_EQ(parse_network_model("fluid"), std::nullopt);
   EXPECT_EQ(to_string(NetworkModelKind::Flow), "flow");
 }
 
@@ -88,11 +96,29 @@ TEST(NetworkModelCli, HelpListsEveryRegisteredModel) {
 TEST(NetworkModelCli, UnknownModelNamesTheFieldAndTheChoices) {
   const testing_support::CliRun r =
       testing_support::run_chorus({"collective", "--topology", "ring:4", "--bandwidth", "50GB/s", "--latency", "500ns",
-                                   "--collective", "all_reduce", "--size", "1MiB", "--model", "packet"},
+                                   "--collective", "all_reduce", "--size", "1MiB", "--model", "fluid"},
                                   true);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--model"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("expected one of unaware, aware, flow"), std::string::npos) << r.out;
+}
+
+TEST(NetworkModelCli, PacketWithoutNs3SaysHowToInstallIt) {
+  if (has_packet_model())
+    GTEST_SKIP() << "this build has ns-3: tests/network/packet_model_test.cpp runs the model";
+  for (const char* command : {"collective", "sim"}) {
+    std::vector<std::string> args = {command,     "--topology", "ring:4",  "--bandwidth", "50GB/s",
+                                     "--latency", "500ns",      "--model", "packet"};
+    if (std::string(command) == "collective") {
+      args.insert(args.end(), {"--collective", "all_reduce", "--size", "1MiB"});
+    } else {
+      args.insert(args.end(), {"--workload", "no-such-trace"});
+    }
+    const testing_support::CliRun r = testing_support::run_chorus(args, true);
+    EXPECT_EQ(r.status, 2) << command;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_NE(r.out.find("apt-get install libns3-dev"), std::string::npos) << r.out;
+  }
 }
 
 }  // namespace

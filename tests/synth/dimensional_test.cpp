@@ -103,7 +103,8 @@ TEST(DimensionalSynth, AwareModelRunsTheComposedScheduleInTheComposedTime) {
     const DimensionalSynthResult d = synthesize_dimensional(t, options(kind, Bytes::mib(24), 2));
     EXPECT_EQ(r.schedule.transfer_count(), d.transfers);
     const SynthRoutes routes(t, r);
-    EXPECT_EQ(run_aware(r.schedule, routes, AstraCompat{}).makespan, d.time) << to_string(kind);
+    EXPECT_EQ(run_aware(r.schedule, routes, AstraCompat{}).makespan, r.time) << to_string(kind);
+    EXPECT_LE(r.time, d.time) << to_string(kind);  // per-NPU barriers never wait longer than whole-network ones
   }
 }
 

@@ -234,7 +234,8 @@ TEST(LlmTraining, BadSpecsNameTheArgument) {
     return std::string();
   };
   EXPECT_EQ(error_of(tiny_spec(1, 3, 1, 1)), "tp");  // 3 does not divide 4 heads
-  EXPECT_EQ(error_of(tiny_spec(1, 1, 3, 1)), "pp");  // nor 4 blocks
+  EXPECT_EQ(error_of(tiny_spec(1, 1, 5, 1)), "pp");  // divides neither 4 blocks nor 4 + 2
+  EXPECT_EQ(error_of(tiny_spec(1, 1, 6, 1)), "pp");  // 6 = 4 + 2, but the first and last stage would be empty
   EXPECT_EQ(error_of(tiny_spec(0, 1, 1, 1)), "dp");
   EXPECT_EQ(error_of(tiny_spec(1, 1, 1, 0)), "microbatches");
   LlmTrainingSpec s = tiny_spec(1, 1, 1, 1);

@@ -6,32 +6,42 @@
 
 #include "chorus/core/error.hpp"
 #include "chorus/io/json_file.hpp"
+#include "chorus/llm/system_presets.hpp"
 
 namespace chorus::fused {
 namespace {
 
-// NVIDIA A100 Tensor Core GPU datasheet (2021), SXM4 80 GB: dense BF16/FP16 tensor 312 TFLOP/s, FP32 19.5
-// TFLOP/s, HBM2e 2,039 GB/s; 108 SMs (NVIDIA A100 Tensor Core GPU Architecture whitepaper, 2020).
-GpuSpec a100_80gb() {
-  return GpuSpec{"a100-80gb", {{"bf16", 312e12}, {"fp16", 312e12}, {"fp32", 19.5e12}}, Bandwidth::gb_per_s(2039), 108};
-}
+// What the LLM planner's presets (llm/system_presets.cpp, the one source of their datasheet values: tensor peaks,
+// HBM bandwidth) do not carry: the FP32 non-tensor peak and the number of SMs / CUs.
+struct FusedOnly {
+  const char* name;
+  double fp32_tflops;
+  uint32_t compute_units;
+};
+constexpr FusedOnly kFusedOnly[] = {
+    // NVIDIA A100 Tensor Core GPU datasheet (2021), SXM4 40 and 80 GB: FP32 19.5 TFLOP/s; 108 SMs (NVIDIA A100
+    // Tensor Core GPU Architecture whitepaper, 2020).
+    {"a100-40gb", 19.5, 108},
+    {"a100-80gb", 19.5, 108},
+    // NVIDIA H100 Tensor Core GPU datasheet (2023), SXM5: FP32 67 TFLOP/s; 132 SMs (NVIDIA H100 Tensor Core GPU
+    // Architecture whitepaper, 2022). NVIDIA H200 datasheet, SXM: the same FP32 67 TFLOP/s on the same GH100 SMs.
+    {"h100-80gb", 67, 132},
+    {"h200", 67, 132},
+    // AMD Instinct MI300X accelerator datasheet (2023): FP32 vector 163.4 TFLOP/s, 304 compute units.
+    {"mi300x", 163.4, 304},
+};
 
-// NVIDIA H100 Tensor Core GPU datasheet (2023), SXM5 80 GB: dense BF16/FP16 tensor 989 TFLOP/s, FP8 1,979
-// TFLOP/s, FP32 67 TFLOP/s, HBM3 3.35 TB/s; 132 SMs (NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022).
-GpuSpec h100_80gb() {
-  return GpuSpec{"h100-80gb",
-                 {{"bf16", 989e12}, {"fp16", 989e12}, {"fp8", 1979e12}, {"fp32", 67e12}},
-                 Bandwidth::gb_per_s(3350),
-                 132};
-}
-
-// AMD Instinct MI300X accelerator datasheet (2023): dense BF16/FP16 matrix 1,307.4 TFLOP/s, FP8 2,614.9 TFLOP/s,
-// FP32 vector 163.4 TFLOP/s, HBM3 5.3 TB/s, 304 compute units.
-GpuSpec mi300x() {
-  return GpuSpec{"mi300x",
-                 {{"bf16", 1307.4e12}, {"fp16", 1307.4e12}, {"fp8", 2614.9e12}, {"fp32", 163.4e12}},
-                 Bandwidth::gb_per_s(5300),
-                 304};
+// A preset: tensor peaks and HBM from the LLM planner's system preset, the rest from kFusedOnly.
+GpuSpec from_llm_preset(const FusedOnly& extra) {
+  const nlohmann::json j = *llm::system_preset_json(extra.name);
+  const nlohmann::json& matrix = j.at("matrix");
+  const double half = matrix.at("float16").at("tflops").get<double>() * 1e12;
+  GpuSpec gpu{extra.name, {{"bf16", half}, {"fp16", half}, {"fp32", extra.fp32_tflops * 1e12}}, Bandwidth(), 0};
+  if (matrix.contains("float8"))
+    gpu.peak_flops["fp8"] = matrix.at("float8").at("tflops").get<double>() * 1e12;
+  gpu.memory_bandwidth = Bandwidth::gb_per_s(j.at("mem1").at("GBps").get<double>());
+  gpu.compute_units = extra.compute_units;
+  return gpu;
 }
 
 // `field` names the value in errors (a nested key as "peak_tflops.bf16").
@@ -79,16 +89,17 @@ double GpuSpec::peak(const std::string& dtype, const std::string& source) const 
 }
 
 std::vector<std::string> gpu_presets() {
-  return {"a100-80gb", "h100-80gb", "mi300x"};
+  std::vector<std::string> names;
+  for (const FusedOnly& g : kFusedOnly)
+    names.emplace_back(g.name);
+  return names;
 }
 
 GpuSpec load_gpu(const std::string& name_or_file) {
-  if (name_or_file == "a100-80gb")
-    return a100_80gb();
-  if (name_or_file == "h100-80gb")
-    return h100_80gb();
-  if (name_or_file == "mi300x")
-    return mi300x();
+  for (const FusedOnly& g : kFusedOnly) {
+    if (name_or_file == g.name)
+      return from_llm_preset(g);
+  }
   if (name_or_file.find('/') != std::string::npos || name_or_file.ends_with(".json"))
     return gpu_from_json(name_or_file);
   throw Error("", Argument{"system"},

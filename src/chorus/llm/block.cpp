@@ -233,18 +233,64 @@ double overlapped_exposed(double c, double f, double link, double tiles, double 
   return std::max(0.0, extra_compute) + exposed;
 }
 
+// One overlapped GEMM pass against the collective's own time (TpOverlapBound). The relative margin keeps rounding
+// of an exactly-met bound from counting.
+void note_bound(TpOverlapBound& b, double gemm, double exposed, double collective, Collective kind) {
+  ++b.passes;
+  const double below = collective - (gemm + exposed);
+  if (below <= collective * 1e-9)
+    return;
+  if (b.passes_below == 0 || below > b.collective - (b.gemm + b.exposed)) {
+    b.gemm = gemm;
+    b.exposed = exposed;
+    b.collective = collective;
+    b.kind = kind;
+  }
+  ++b.passes_below;
+}
+
 struct LinearTimes {
   OpCost fw;
   OpCost agrad;
+  OpCost wgrad;
+  Layer layer;
 };
 
+// The linear's passes and whole dimensions for the communication-hiding GEMMs (collective_matmul.hpp).
+TpLinear tp_linear(const LinearTimes& t, size_t index, double m, double p) {
+  const Layer& l = t.layer;
+  auto pass = [&l](double flops, const OpCost& cost) {
+    return TpGemm{l.unit, flops, l.in, l.out, l.weights, l.count, cost.time};
+  };
+  TpLinear out{pass(l.fw_flops, t.fw), pass(l.agrad_flops, t.agrad), pass(l.wgrad_flops, t.wgrad), m, 0, 0};
+  const bool column = index % 2 == 0;  // QKV and MLP up split their outputs; the others their inputs
+  out.k = column ? l.in / m : l.in * p / m;
+  out.n = column ? l.out * p / m : l.out / m;
+  return out;
+}
+
 TpComm tp_comm_for(bool rs_ag, const Execution& exe, const std::array<LinearTimes, 4>& linears, double act_bytes,
-                   const NetworkTier& net) {
+                   const NetworkTier& net, const Hardware& hw, double tokens, double kv_bytes, TpGemmDetail& detail) {
   TpComm c;
   const auto p = exe.tensor_par;
   if (p <= 1)
     return c;
-  if (!rs_ag) {
+  if (rs_ag && exe.tp_gemm_overlap != TpGemmOverlap::kNone) {
+    std::array<TpLinear, 4> tp{};
+    for (size_t i = 0; i < 4; ++i)
+      tp[i] = tp_linear(linears[i], i, tokens, static_cast<double>(p));
+    detail = decompose_tp_gemms(exe, hw, tp, act_bytes, kv_bytes, net);
+    c.fw_link = detail.fw_link;
+    c.fw_exposed = detail.fw_exposed;
+    c.bw_link = detail.bw_link;
+    c.bw_exposed = detail.bw_exposed;
+    if (exe.seq_par_ag_redo) {
+      // The re-gathers for the weight gradients stay plain All-Gathers (pipelined only; SUMMA forbids the redo).
+      const double ag = net.op_time(Collective::kAllGather, act_bytes, p);
+      c.bw_link += 2 * ag;
+      c.bw_exposed += 2 * ag;
+    }
+  } else if (!rs_ag) {
     // F is identity forward / all-reduce backward; G the reverse. All-reduces are not tiled.
     const double ar = net.op_time(Collective::kAllReduce, act_bytes, p);
     c.fw_link = c.fw_exposed = 2 * ar;
@@ -259,13 +305,21 @@ TpComm tp_comm_for(bool rs_ag, const Execution& exe, const std::array<LinearTime
     // Forward: AG before QKV and MLP-up, RS after the output projection and MLP-down. Backward: the reverse.
     const std::array<double, 4> fw_ops = {ag, rs, ag, rs};
     const std::array<double, 4> bw_ops = {rs, ag, rs, ag};
+    constexpr Collective kAg = Collective::kAllGather, kRs = Collective::kReduceScatter;
+    constexpr std::array<Collective, 4> fw_kinds = {kAg, kRs, kAg, kRs};
+    constexpr std::array<Collective, 4> bw_kinds = {kRs, kAg, kRs, kAg};
     for (size_t i = 0; i < 4; ++i) {
       c.fw_link += fw_ops[i];
       c.bw_link += bw_ops[i];
       if (overlap) {
-        c.fw_exposed += overlapped_exposed(linears[i].fw.time, linears[i].fw.flop_time, fw_ops[i], tiles, u, pipe);
-        c.bw_exposed +=
-            overlapped_exposed(linears[i].agrad.time, linears[i].agrad.flop_time, bw_ops[i], tiles, u, pipe);
+        const OpCost& fw = linears[i].fw;
+        const OpCost& agrad = linears[i].agrad;
+        const double fw_exposed = overlapped_exposed(fw.time, fw.flop_time, fw_ops[i], tiles, u, pipe);
+        const double bw_exposed = overlapped_exposed(agrad.time, agrad.flop_time, bw_ops[i], tiles, u, pipe);
+        c.fw_exposed += fw_exposed;
+        c.bw_exposed += bw_exposed;
+        note_bound(c.bound, fw.time, fw_exposed, fw_ops[i], fw_kinds[i]);
+        note_bound(c.bound, agrad.time, bw_exposed, bw_ops[i], bw_kinds[i]);
       } else {
         c.fw_exposed += fw_ops[i];
         c.bw_exposed += bw_ops[i];
@@ -416,13 +470,13 @@ BlockCost block_cost(const Application& app, const Execution& exe, const Hardwar
                                                : l.stored_bytes) *
         l.count;
     if (i == kQkv)
-      linears[0] = {fw, agrad};
+      linears[0] = {fw, agrad, wgrad, l};
     if (i == kOutProj)
-      linears[1] = {fw, agrad};
+      linears[1] = {fw, agrad, wgrad, l};
     if (i == kMlpUp)
-      linears[2] = {fw, agrad};
+      linears[2] = {fw, agrad, wgrad, l};
     if (i == kMlpDown)
-      linears[3] = {fw, agrad};
+      linears[3] = {fw, agrad, wgrad, l};
   }
   out.cp = ring_attention(exe, 2 * kv_bytes, attn_fw, attn_bw, *nets.cp);  // K and V
   if (app.moe() && exe.expert_par > 1) {
@@ -451,8 +505,9 @@ BlockCost block_cost(const Application& app, const Execution& exe, const Hardwar
 
   const double act_bytes = out.activation_elements * b;
   const bool rs_ag_everywhere = exe.tp_comm == TpCommType::kRsAg;
-  out.tp_base = tp_comm_for(rs_ag_everywhere, exe, linears, act_bytes, tp_net);
-  out.tp_edge = tp_comm_for(exe.tp_comm != TpCommType::kAr, exe, linears, act_bytes, tp_net);
+  out.tp_base = tp_comm_for(rs_ag_everywhere, exe, linears, act_bytes, tp_net, hw, tokens, kv_bytes, out.tp_gemm);
+  out.tp_edge =
+      tp_comm_for(exe.tp_comm != TpCommType::kAr, exe, linears, act_bytes, tp_net, hw, tokens, kv_bytes, out.tp_gemm);
   // Each tensor-parallel rank sends its 1/TP share of the activation to the next stage: sequence parallelism
   // holds it sharded already, and without it Megatron's scatter/gather optimisation (Narayanan et al. 2021,
   // section 4.1) splits the replicated activation and re-gathers it over the TP network on arrival.

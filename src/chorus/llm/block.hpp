@@ -18,10 +18,23 @@
 //   BlockCost b = block_cost(app, exe, hw, {&tp_net, &cp_net, &ep_net});
 #pragma once
 
+#include "chorus/llm/collective_matmul.hpp"
 #include "chorus/llm/hardware.hpp"
 #include "chorus/llm/inputs.hpp"
 
 namespace chorus::llm {
+
+// Calculon's tiled TP overlap (tensor_par_overlap ring / pipe, LinearOverlapped) can finish a GEMM and its
+// collective sooner than the collective alone takes: it hides the first tile's transfer and pays no per-tile
+// latency. No schedule can; `chorus llm run` warns. Per block and microbatch, keeping the pass furthest below.
+struct TpOverlapBound {
+  int passes = 0;         // GEMM passes overlapped (forward and activation gradient of the four linears)
+  int passes_below = 0;   // of those, the ones whose GEMM + exposed time is below the collective's own time
+  double gemm = 0;        // the furthest pass's GEMM time (s)
+  double exposed = 0;     // what Calculon's overlap leaves exposed of its collective (s)
+  double collective = 0;  // the collective's own time (s)
+  Collective kind = Collective::kAllGather;
+};
 
 // Tensor-parallel communication of one block for one microbatch.
 struct TpComm {
@@ -31,6 +44,7 @@ struct TpComm {
   double bw_exposed = 0;
   double re_link = 0;  // forward collectives re-done by full recompute
   double re_exposed = 0;
+  TpOverlapBound bound;  // tensor_par_overlap ring / pipe only
 };
 
 // Communication beside the TP collectives: ring attention (CP) or expert dispatch/combine (EP), per block and
@@ -62,6 +76,7 @@ struct BlockCost {
   double pp_regather_time = 0;        // all-gather that rebuilds a scattered activation after a p2p
   SideComm cp;                        // ring attention K/V passing, overlapped with attention
   SideComm ep;                        // MoE token dispatch + combine All-to-All, exposed
+  TpGemmDetail tp_gemm;               // tp_gemm_overlap: each decomposed GEMM of a block using All-Gather/RS
 };
 
 // The network tiers a block's communication runs on.

@@ -18,7 +18,7 @@ bool launched_by_mpirun() {
          std::getenv("PMIX_RANK") != nullptr;
 }
 
-constexpr size_t kPacked = 25;
+constexpr size_t kPacked = 28;
 
 std::array<int64_t, kPacked> pack(const Candidate& c) {
   const Execution& e = c.execution;
@@ -46,7 +46,10 @@ std::array<int64_t, kPacked> pack(const Candidate& c) {
           e.activations_offload,
           e.optimizer_offload,
           e.training,
-          e.expert_par};  // the search sets EP for MoE models
+          e.expert_par,  // the search sets EP for MoE models
+          e.context_par,
+          static_cast<int64_t>(e.fsdp),
+          static_cast<int64_t>(e.tp_gemm_overlap)};
 }
 
 Candidate unpack(const int64_t* p, const IterationModel& model) {
@@ -77,8 +80,10 @@ Candidate unpack(const int64_t* p, const IterationModel& model) {
   e.optimizer_offload = p[22] != 0;
   e.training = p[23] != 0;
   e.expert_par = p[24];
-  const auto& nets = model.system().networks;  // as the search placed it (search.cpp)
-  e.expert_par_net = static_cast<int8_t>(e.tensor_par * e.expert_par <= nets[0].size ? 0 : nets.size() - 1);
+  e.context_par = p[25];
+  e.fsdp = static_cast<Fsdp>(p[26]);
+  e.tp_gemm_overlap = static_cast<TpGemmOverlap>(p[27]);
+  place_block_groups(e, model.system());  // as the search placed them
   // The model is deterministic, so re-evaluating gives the sending rank's statistics exactly.
   c.stats = model.evaluate(e);
   c.sample_rate = c.stats.sample_rate;

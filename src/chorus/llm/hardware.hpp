@@ -62,6 +62,7 @@ class Hardware {
   double bytes_per_element() const { return bytes_; }
   bool fp8() const { return bytes_ == 1; }  // float8: GEMM inputs pay a scale-and-cast pass
   double matrix_peak() const { return matrix_.flops_per_second; }
+  bool roofline() const { return roofline_; }
   const MemoryTier& mem1() const { return mem1_; }
   const MemoryTier& mem2() const { return mem2_; }
 

@@ -1,6 +1,8 @@
 // Readers for Calculon's application, system and execution JSON files (see inputs.hpp).
 #include "chorus/llm/inputs.hpp"
 
+#include "chorus/llm/collective_matmul.hpp"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -199,11 +201,46 @@ void parse_extensions(FieldReader& r, Execution& e, const System& sys) {
                           std::array{std::pair{"none", Fsdp::kNone}, std::pair{"zero1", Fsdp::kZero1},
                                      std::pair{"zero2", Fsdp::kZero2}, std::pair{"zero3", Fsdp::kZero3}});
   }
+  if (r.has("tp_gemm_overlap")) {
+    e.tp_gemm_overlap = parse_choice(
+        r, "tp_gemm_overlap",
+        std::array{std::pair{"none", TpGemmOverlap::kNone}, std::pair{"pipelined", TpGemmOverlap::kPipelined},
+                   std::pair{"summa", TpGemmOverlap::kSumma}});
+  }
   // ZeRO-1 is Calculon's optimizer_sharding; every ZeRO stage shards the optimizer state.
   if (e.optimizer_sharding && e.fsdp == Fsdp::kNone)
     e.fsdp = Fsdp::kZero1;
   if (e.fsdp != Fsdp::kNone)
     e.optimizer_sharding = true;
+}
+
+// The communication-hiding GEMMs decompose the All-Gathers and Reduce-Scatters of TP (collective_matmul.hpp).
+void check_tp_gemm_overlap(const Execution& e, const std::string& file, const Application& app) {
+  const TpGemmOverlap o = e.tp_gemm_overlap;
+  if (o == TpGemmOverlap::kNone)
+    return;
+  const std::string value = to_string(o);
+  if (e.tensor_par < 2)
+    throw Error(file, "tp_gemm_overlap", fmt::format("is '{}'; needs tensor_par > 1", value));
+  if (e.tp_overlap != TpOverlap::kNone)
+    throw Error(file, "tp_gemm_overlap",
+                fmt::format("is '{}' and tensor_par_overlap is '{}': both hide the TP collectives; set one to none",
+                            value, to_string(e.tp_overlap)));
+  if (o == TpGemmOverlap::kPipelined && e.tp_comm == TpCommType::kAr)
+    throw Error(file, "tp_gemm_overlap",
+                "is 'pipelined'; needs tensor_par_comm_type rs_ag or p2p_rs_ag (it decomposes All-Gather and "
+                "Reduce-Scatter)");
+  if (o != TpGemmOverlap::kSumma)
+    return;
+  if (e.tp_comm != TpCommType::kRsAg)
+    throw Error(file, "tp_gemm_overlap", "is 'summa'; needs tensor_par_comm_type rs_ag (activations sharded 2-D)");
+  if (summa_grid(e.tensor_par).rows < 2)
+    throw Error(file, "tp_gemm_overlap",
+                fmt::format("is 'summa'; tensor_par {} has no 2-D grid (rows and columns >= 2)", e.tensor_par));
+  if (app.moe())
+    throw Error(file, "tp_gemm_overlap", "is 'summa'; only dense models are modelled (the model has experts)");
+  if (e.seq_par_ag_redo)
+    throw Error(file, "seq_par_ag_redo", "has no effect with tp_gemm_overlap summa; set it to false");
 }
 
 void check_execution(const Execution& e, const std::string& file, const Application& app, const System& sys) {
@@ -249,6 +286,7 @@ void check_execution(const Execution& e, const std::string& file, const Applicat
     throw Error(file, "seq_par_ag_redo", "has no effect with full recompute; set it to false");
   if ((e.weight_offload || e.activations_offload || e.optimizer_offload) && sys.mem2.capacity_bytes <= 0)
     throw Error(file, "weight_offload", "offload needs a second memory tier (mem2.GiB > 0)");
+  check_tp_gemm_overlap(e, file, app);
 }
 
 // The mixture-of-experts keys (all optional; "experts" > 0 turns the others on).
@@ -500,7 +538,8 @@ nlohmann::json execution_to_json(const Execution& e, const System& sys) {
           {"expert_par", e.expert_par},
           {"context_par_net", e.context_par_net},
           {"expert_par_net", e.expert_par_net},
-          {"fsdp", to_string(e.fsdp)}};
+          {"fsdp", to_string(e.fsdp)},
+          {"tp_gemm_overlap", to_string(e.tp_gemm_overlap)}};
 }
 
 }  // namespace chorus::llm

@@ -152,6 +152,9 @@ struct System {
 enum class Recompute : uint8_t { kFull, kAttnOnly, kNone };
 enum class TpCommType : uint8_t { kAr, kP2pRsAg, kRsAg };
 enum class TpOverlap : uint8_t { kNone, kRing, kPipe };
+// Communication-hiding GEMMs (chorus extension, collective_matmul.hpp): the TP GEMMs decomposed and pipelined
+// with their All-Gather / Reduce-Scatter (1-D ring), or run as 2-D SUMMA over a grid of the TP group.
+enum class TpGemmOverlap : uint8_t { kNone, kPipelined, kSumma };
 // ZeRO stage: 1 shards the optimizer state, 2 also the gradients, 3 also the weights (FSDP).
 enum class Fsdp : uint8_t { kNone, kZero1, kZero2, kZero3 };
 
@@ -186,6 +189,7 @@ struct Execution {
   int8_t context_par_net = 0;
   int8_t expert_par_net = 0;
   Fsdp fsdp = Fsdp::kNone;
+  TpGemmOverlap tp_gemm_overlap = TpGemmOverlap::kNone;  // key tp_gemm_overlap
   // Ranks that hold the same weights and reduce their gradients: data x context parallel.
   int64_t grad_group() const { return data_par * context_par; }
 };
@@ -205,6 +209,7 @@ const char* to_string(Recompute r);
 const char* to_string(TpCommType t);
 const char* to_string(TpOverlap o);
 const char* to_string(Fsdp f);
+const char* to_string(TpGemmOverlap o);  // defined in collective_matmul.cpp
 nlohmann::json execution_to_json(const Execution& exe, const System& sys);
 // The system as a Calculon system file (what parse_system reads back unchanged).
 nlohmann::json system_to_json(const System& sys);

@@ -35,6 +35,9 @@ std::vector<ModelPreset> model_presets() {
       {"gpt3-1.3b", make_model(2048, 8192, 2048, 16, 16, 24, 51200, MlpKind::kGelu)},
       {"llama2-70b", make_model(8192, 28672, 4096, 64, 8, 80, 32000, MlpKind::kSwiglu)},
       {"llama2-7b", make_model(4096, 11008, 4096, 32, 32, 32, 32000, MlpKind::kSwiglu)},
+      // Dubey et al. 2024, "The Llama 3 Herd of Models" (arXiv:2407.21783), Table 3: 126 layers, model dimension
+      // 16384, FFN 53248, 128 heads, 8 key/value heads, vocabulary 128256 (config.json), sequence 8192 (3.4).
+      {"llama3-405b", make_model(16384, 53248, 8192, 128, 8, 126, 128256, MlpKind::kSwiglu)},
   };
 }
 

@@ -16,6 +16,7 @@ namespace chorus::llm {
 System a100_80gb_system();
 
 // The built-in models: "gpt3-175b" (Brown et al. 2020) and "llama2-70b" (Touvron et al. 2023, GQA, SwiGLU),
+// "llama3-405b" (Dubey et al. 2024),
 // plus small ones for trials; the same shapes as examples/llm/*.json. nullopt for an unknown name.
 std::optional<Application> model_preset(const std::string& name);
 std::vector<std::string> model_preset_names();

@@ -14,6 +14,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/io/csv.hpp"
+#include "chorus/llm/collective_matmul.hpp"
 
 namespace chorus::llm {
 namespace {
@@ -43,7 +44,12 @@ struct Task {
   std::vector<int64_t> microbatches;
   int64_t size = 0;  // configurations in this task
   uint64_t index = 0;
-  int64_t ep = 1;  // expert parallelism (MoE models only; divides dp and the experts)
+  int64_t ep = 1;                         // expert parallelism (MoE models only; divides dp and the experts)
+  int64_t cp = 1;                         // context parallelism (SearchDims::context_par)
+  Fsdp zero = Fsdp::kNone;                // kZero1 exactly when `sharding`
+  std::vector<TpGemmOverlap> gemm_modes;  // communication-hiding GEMM modes that apply (SearchDims::tp_gemm_overlap)
+  bool calculon_overlap = true;           // SearchDims::calculon_tp_overlap
+  int64_t grad_group() const { return dp * cp; }
 };
 
 int64_t largest_batch(int64_t dp, int64_t max_batch) {
@@ -54,15 +60,48 @@ bool can_redo(TpCommType comm, Recompute r) {
   return comm == TpCommType::kRsAg && r != Recompute::kFull;
 }
 
+// The communication-hiding GEMM modes a task can use besides Calculon's TP overlaps (collective_matmul.hpp):
+// pipelined needs All-Gather / Reduce-Scatter, SUMMA sequence parallelism everywhere, a 2-D grid and a dense model.
+std::vector<TpGemmOverlap> gemm_modes(const Application& app, int64_t tp, TpCommType comm, bool enabled) {
+  std::vector<TpGemmOverlap> out;
+  if (!enabled || tp < 2 || comm == TpCommType::kAr)
+    return out;
+  out.push_back(TpGemmOverlap::kPipelined);
+  if (comm == TpCommType::kRsAg && summa_grid(tp).rows >= 2 && !app.moe())
+    out.push_back(TpGemmOverlap::kSumma);
+  return out;
+}
+
+// The TP overlap choices of one (task, AG redo): Calculon's three, then the GEMM modes (SUMMA has no AG redo).
+std::vector<std::pair<TpOverlap, TpGemmOverlap>> tp_overlaps(const Task& t, bool redo) {
+  std::vector<std::pair<TpOverlap, TpGemmOverlap>> out = {{TpOverlap::kNone, TpGemmOverlap::kNone}};
+  if (t.tp < 2)
+    return out;
+  if (t.calculon_overlap) {
+    out.emplace_back(TpOverlap::kRing, TpGemmOverlap::kNone);
+    out.emplace_back(TpOverlap::kPipe, TpGemmOverlap::kNone);
+  }
+  for (TpGemmOverlap g : t.gemm_modes) {
+    if (!(redo && g == TpGemmOverlap::kSumma))
+      out.emplace_back(TpOverlap::kNone, g);
+  }
+  return out;
+}
+
+std::vector<bool> redo_choices(const Task& t) {
+  return can_redo(t.comm, t.recompute) ? std::vector<bool>{true, false} : std::vector<bool>{false};
+}
+
 int64_t task_size(const Task& t, int64_t nets, bool has_mem2) {
-  const int64_t redo = can_redo(t.comm, t.recompute) ? 2 : 1;
-  const int64_t dpo = t.dp > 1 ? 2 : 1;
-  const int64_t tpo = t.tp > 1 ? 3 : 1;
+  int64_t redo_tpo = 0;  // (AG redo, TP overlap) pairs
+  for (bool redo : redo_choices(t))
+    redo_tpo += static_cast<int64_t>(tp_overlaps(t, redo).size());
+  const int64_t dpo = t.grad_group() > 1 ? 2 : 1;
   const int64_t wo = has_mem2 ? 2 : 1;
   const int64_t ao = has_mem2 && t.recompute != Recompute::kFull ? 2 : 1;
   const int64_t oo = has_mem2 ? 2 : 1;
-  const int64_t tiers = (t.tp > 1 ? nets : 1) * (t.pp > 1 ? nets : 1) * (t.dp > 1 ? nets : 1);
-  return redo * dpo * tpo * wo * ao * oo * tiers * static_cast<int64_t>(t.microbatches.size());
+  const int64_t tiers = (t.tp > 1 ? nets : 1) * (t.pp > 1 ? nets : 1) * (t.grad_group() > 1 ? nets : 1);
+  return redo_tpo * dpo * wo * ao * oo * tiers * static_cast<int64_t>(t.microbatches.size());
 }
 
 // Past these, products of the enumeration (tp x pp, microbatch x seq_size) would overflow and the divisor loops
@@ -88,7 +127,29 @@ std::vector<int64_t> expert_pars(const Application& app, int64_t dp) {
   return out;
 }
 
-std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int64_t n, int64_t max_batch) {
+// Context parallelism: every divisor of the GPUs left after TP x PP that divides the sequence; 1 when not searched.
+std::vector<int64_t> context_pars(const Application& app, int64_t rest, const SearchDims& dims) {
+  if (!dims.context_par)
+    return {1};
+  std::vector<int64_t> out;
+  for (int64_t cp : divisors(rest)) {
+    if (app.seq_size % cp == 0)
+      out.push_back(cp);
+  }
+  return out;
+}
+
+// ZeRO stages for a gradient group of `grad` ranks, in Calculon's order (sharded first) then 2 and 3.
+std::vector<Fsdp> zero_stages(int64_t grad, const SearchDims& dims) {
+  if (grad <= 1)
+    return {Fsdp::kNone};
+  if (!dims.fsdp)
+    return {Fsdp::kZero1, Fsdp::kNone};
+  return {Fsdp::kZero1, Fsdp::kNone, Fsdp::kZero2, Fsdp::kZero3};
+}
+
+std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int64_t n, int64_t max_batch,
+                                  const SearchDims& dims) {
   check_search_size(n, max_batch);
   std::vector<Task> tasks;
   const auto nets = static_cast<int64_t>(sys.networks.size());
@@ -99,22 +160,39 @@ std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int
     for (int64_t pp : divisors(std::min(n / tp, app.num_blocks))) {
       if (n % (tp * pp) != 0 || app.num_blocks % pp != 0)
         continue;
-      const int64_t dp = n / (tp * pp);
-      const std::vector<int64_t> interleavings = pp == 1 ? std::vector<int64_t>{1} : divisors(app.num_blocks / pp);
-      const int64_t batch = largest_batch(dp, max_batch);
-      std::vector<int64_t> mbs;
-      for (int64_t m : divisors(batch / dp)) {
-        if (m * app.seq_size % tp == 0)
-          mbs.push_back(m);
-      }
-      for (int64_t v : interleavings) {
-        for (Recompute r : {Recompute::kFull, Recompute::kAttnOnly, Recompute::kNone}) {
-          for (bool sharding : dp > 1 ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
-            for (TpCommType comm : {TpCommType::kAr, TpCommType::kP2pRsAg, TpCommType::kRsAg}) {
-              for (int64_t ep : expert_pars(app, dp)) {
-                Task t{tp, pp, dp, v, batch, r, sharding, comm, mbs, 0, tasks.size(), ep};
-                t.size = task_size(t, nets, has_mem2);
-                tasks.push_back(std::move(t));
+      for (int64_t cp : context_pars(app, n / (tp * pp), dims)) {
+        const int64_t dp = n / (tp * pp * cp);
+        const std::vector<int64_t> interleavings = pp == 1 ? std::vector<int64_t>{1} : divisors(app.num_blocks / pp);
+        const int64_t batch = largest_batch(dp, max_batch);
+        std::vector<int64_t> mbs;
+        for (int64_t m : divisors(batch / dp)) {
+          if (m * app.seq_size / cp % tp == 0)
+            mbs.push_back(m);
+        }
+        for (int64_t v : interleavings) {
+          for (Recompute r : {Recompute::kFull, Recompute::kAttnOnly, Recompute::kNone}) {
+            for (Fsdp zero : zero_stages(dp * cp, dims)) {
+              for (TpCommType comm : {TpCommType::kAr, TpCommType::kP2pRsAg, TpCommType::kRsAg}) {
+                for (int64_t ep : expert_pars(app, dp)) {
+                  Task t{tp,
+                         pp,
+                         dp,
+                         v,
+                         batch,
+                         r,
+                         zero != Fsdp::kNone,
+                         comm,
+                         mbs,
+                         0,
+                         tasks.size(),
+                         ep,
+                         cp,
+                         zero,
+                         gemm_modes(app, tp, comm, dims.tp_gemm_overlap),
+                         dims.calculon_tp_overlap};
+                  t.size = task_size(t, nets, has_mem2);
+                  tasks.push_back(std::move(t));
+                }
               }
             }
           }
@@ -174,19 +252,19 @@ class TaskRunner {
     e.optimizer_sharding = t.sharding;
     e.tp_comm = t.comm;
     e.expert_par = t.ep;
-    // The All-to-All is part of the block, which a group shares across DP tiers: EP takes the scale-up tier when
-    // TP x EP fits one of its domains, the last (scale-out) tier otherwise.
-    const auto& nets = model_.system().networks;
-    e.expert_par_net = static_cast<int8_t>(t.tp * t.ep <= nets[0].size ? 0 : nets.size() - 1);
+    e.context_par = t.cp;
+    e.fsdp = t.zero;
+    // The All-to-All and the CP ring are part of the block, which a group shares across DP tiers.
+    place_block_groups(e, model_.system());
     ordinal_ = t.index << 32;
     const int64_t group = inner_group_size(t);
     for (int64_t mbs : t.microbatches) {
       e.microbatch_size = mbs;
-      for (bool redo : can_redo(t.comm, t.recompute) ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
+      for (bool redo : redo_choices(t)) {
         e.seq_par_ag_redo = redo;
-        for (TpOverlap o : t.tp > 1 ? std::vector<TpOverlap>{TpOverlap::kNone, TpOverlap::kRing, TpOverlap::kPipe}
-                                    : std::vector<TpOverlap>{TpOverlap::kNone}) {
+        for (const auto& [o, g] : tp_overlaps(t, redo)) {
           e.tp_overlap = o;
+          e.tp_gemm_overlap = g;
           for (int8_t tn = 0; tn < (t.tp > 1 ? nets_ : 1); ++tn) {
             e.tensor_par_net = tn;
             run_group(t, e, group);
@@ -198,9 +276,9 @@ class TaskRunner {
 
  private:
   int64_t inner_group_size(const Task& t) const {
-    const int64_t dpo = t.dp > 1 ? 2 : 1;
+    const int64_t dpo = t.grad_group() > 1 ? 2 : 1;
     const int64_t off = (has_mem2_ ? 4 : 1) * (has_mem2_ && t.recompute != Recompute::kFull ? 2 : 1);
-    return dpo * off * (t.pp > 1 ? nets_ : 1) * (t.dp > 1 ? nets_ : 1);
+    return dpo * off * (t.pp > 1 ? nets_ : 1) * (t.grad_group() > 1 ? nets_ : 1);
   }
 
   // All configurations sharing one block: DP overlap, offloads, PP and DP tiers.
@@ -216,7 +294,7 @@ class TaskRunner {
     const std::vector<bool> flags_mem2 = has_mem2_ ? std::vector<bool>{true, false} : std::vector<bool>{false};
     const std::vector<bool> flags_act =
         has_mem2_ && t.recompute != Recompute::kFull ? std::vector<bool>{true, false} : std::vector<bool>{false};
-    for (bool dpo : t.dp > 1 ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
+    for (bool dpo : t.grad_group() > 1 ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
       e.data_par_overlap = dpo;
       for (bool wo : flags_mem2) {
         e.weight_offload = wo;
@@ -226,7 +304,7 @@ class TaskRunner {
             e.optimizer_offload = oo;
             for (int8_t pn = 0; pn < (t.pp > 1 ? nets_ : 1); ++pn) {
               e.pipeline_par_net = pn;
-              for (int8_t dn = 0; dn < (t.dp > 1 ? nets_ : 1); ++dn) {
+              for (int8_t dn = 0; dn < (t.grad_group() > 1 ? nets_ : 1); ++dn) {
                 e.data_par_net = dn;
                 evaluate_one(e, st);
               }
@@ -267,7 +345,7 @@ class TaskRunner {
     ++w_.valid;
     offer(w_.top, spec_.top_n, st.sample_rate, ordinal, e, st);
     if (spec_.csv_sink) {
-      append_csv_row(w_.csv, e, st, model_.system());
+      append_csv_row(w_.csv, e, st, model_.system(), spec_.dims.tp_gemm_overlap);
       if (w_.csv.size() > (1 << 20))
         flush_csv();
     }
@@ -294,11 +372,20 @@ class TaskRunner {
 
 }  // namespace
 
-int64_t search_space_size(const Application& app, const System& sys, int64_t num_procs, int64_t max_batch) {
+int64_t search_space_size(const Application& app, const System& sys, int64_t num_procs, int64_t max_batch,
+                          const SearchDims& dims) {
   int64_t total = 0;
-  for (const Task& t : enumerate_tasks(app, sys, num_procs, max_batch))
+  for (const Task& t : enumerate_tasks(app, sys, num_procs, max_batch, dims))
     total += t.size;
   return total;
+}
+
+void place_block_groups(Execution& e, const System& sys) {
+  const auto& nets = sys.networks;
+  const auto last = static_cast<int8_t>(nets.size() - 1);
+  e.expert_par_net = e.tensor_par * e.expert_par <= nets[0].size ? 0 : last;
+  const int64_t on_tier0 = e.tensor_par * (e.expert_par_net == 0 ? e.expert_par : 1) * e.context_par;
+  e.context_par_net = on_tier0 <= nets[0].size ? 0 : last;
 }
 
 void merge_top(std::vector<Candidate>& into, const std::vector<Candidate>& from, int n) {
@@ -310,7 +397,8 @@ void merge_top(std::vector<Candidate>& into, const std::vector<Candidate>& from,
 
 SearchResult run_search(const IterationModel& model, const SearchSpec& spec) {
   const auto start = std::chrono::steady_clock::now();
-  std::vector<Task> all = enumerate_tasks(model.application(), model.system(), spec.num_procs, spec.max_batch);
+  std::vector<Task> all =
+      enumerate_tasks(model.application(), model.system(), spec.num_procs, spec.max_batch, spec.dims);
   // Biggest tasks first so that the last ones to finish are small; ranks take every ranks-th task.
   std::vector<size_t> order(all.size());
   std::iota(order.begin(), order.end(), 0);
@@ -381,15 +469,18 @@ SearchResult run_search(const IterationModel& model, const SearchSpec& spec) {
   return r;
 }
 
-std::string csv_header() {
-  return "num_procs,tensor_par,pipeline_par,data_par,tensor_par_net,pipeline_par_net,data_par_net,batch_size,"
-         "microbatch_size,datatype,fused_activation,attention_type,activation_recompute,pipeline_interleaving,"
-         "optimizer_sharding,tensor_par_comm_type,tensor_par_overlap,seq_par_ag_redo,data_par_overlap,weight_offload,"
-         "activations_offload,optimizer_offload,training,total_time,sample_rate,proc_mem_tier1_cap_req,"
-         "proc_mem_tier2_cap_req,compute_efficiency,system_efficiency,total_efficiency\n";
+std::string csv_header(bool tp_gemm_overlap) {
+  return std::string(
+             "num_procs,tensor_par,pipeline_par,data_par,tensor_par_net,pipeline_par_net,data_par_net,batch_size,"
+             "microbatch_size,datatype,fused_activation,attention_type,activation_recompute,pipeline_interleaving,"
+             "optimizer_sharding,tensor_par_comm_type,tensor_par_overlap,seq_par_ag_redo,data_par_overlap,weight_"
+             "offload,"
+             "activations_offload,optimizer_offload,training,total_time,sample_rate,proc_mem_tier1_cap_req,"
+             "proc_mem_tier2_cap_req,compute_efficiency,system_efficiency,total_efficiency") +
+         (tp_gemm_overlap ? ",tp_gemm_overlap\n" : "\n");
 }
 
-void append_csv_row(std::string& out, const Execution& e, const Stats& st, const System& sys) {
+void append_csv_row(std::string& out, const Execution& e, const Stats& st, const System& sys, bool tp_gemm_overlap) {
   auto b = [](bool x) { return x ? "true" : "false"; };
   fmt::format_to(
       std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", e.num_procs,
@@ -398,9 +489,10 @@ void append_csv_row(std::string& out, const Execution& e, const Stats& st, const
       e.multiquery ? "multiquery" : "multihead", to_string(e.recompute), e.pipeline_interleaving,
       b(e.optimizer_sharding), to_string(e.tp_comm), to_string(e.tp_overlap), b(e.seq_par_ag_redo),
       b(e.data_par_overlap), b(e.weight_offload), b(e.activations_offload), b(e.optimizer_offload), b(e.training));
-  fmt::format_to(std::back_inserter(out), "{:.6g},{:.6g},{:.0f},{:.0f},{:.4f},{:.4f},{:.4f}\n", st.total_time,
+  fmt::format_to(std::back_inserter(out), "{:.6g},{:.6g},{:.0f},{:.0f},{:.4f},{:.4f},{:.4f}", st.total_time,
                  st.sample_rate, st.memory.tier1, st.memory.tier2, st.compute_efficiency, st.system_efficiency,
                  st.total_efficiency);
+  out += tp_gemm_overlap ? fmt::format(",{}\n", to_string(e.tp_gemm_overlap)) : std::string("\n");
 }
 
 }  // namespace chorus::llm

@@ -7,7 +7,10 @@
 // none}; optimizer sharding (DP > 1); TP comm {ar, p2p_rs_ag, rs_ag}; then AG redo (rs_ag without full
 // recompute), DP overlap (DP > 1), TP overlap (TP > 1), weight / activation (not with full recompute) /
 // optimizer offload (when mem2 exists), microbatch | local batch with mbs x seq divisible by TP, and a
-// network tier for each parallelism larger than 1.
+// network tier for each parallelism larger than 1. MoE models add expert parallelism; SearchDims adds context
+// parallelism (a factor of N beside TP, PP, DP), the ZeRO stages 2 and 3, and the communication-hiding GEMMs
+// (tp_gemm_overlap pipelined / summa) among the TP overlap choices; calculon_tp_overlap = false drops Calculon's
+// ring / pipe (chorus llm search --tp-overlap-model).
 //
 // How it is fast: the per-layer block accounting depends only on (mbs, AG redo, TP overlap, TP tier), so it is
 // computed once and shared by the up-to-64 configurations that differ in offload, DP overlap and PP/DP tiers;
@@ -29,7 +32,21 @@
 
 namespace chorus::llm {
 
+// Dimensions beyond Calculon's space (expert parallelism joins it for MoE models in any case). Off, the space is
+// Calculon's, counted and ordered identically.
+struct SearchDims {
+  bool context_par = false;  // CP: every divisor of N / (TP x PP) that divides seq_size (DP = the rest)
+  bool fsdp = false;         // ZeRO-2 and ZeRO-3 beside none and ZeRO-1 (Calculon's optimizer sharding)
+  // Also try the communication-hiding GEMMs (tp_gemm_overlap pipelined and summa, with tensor_par_overlap none)
+  // wherever they apply. CSV rows then end with a tp_gemm_overlap column.
+  bool tp_gemm_overlap = false;
+  // Try Calculon's tiled TP overlaps (tensor_par_overlap ring and pipe). Off with tp_gemm_overlap on compares the
+  // decomposed GEMMs with no overlap only (Calculon's tiles can beat the collective's own time; docs/llm.md).
+  bool calculon_tp_overlap = true;
+};
+
 struct SearchSpec {
+  SearchDims dims;
   int64_t num_procs = 1;
   int64_t max_batch = 1;
   int datatype = 0;
@@ -62,7 +79,12 @@ struct SearchResult {
 };
 
 // The size of the space, by enumeration alone (for progress, tests and docs).
-int64_t search_space_size(const Application& app, const System& sys, int64_t num_procs, int64_t max_batch);
+int64_t search_space_size(const Application& app, const System& sys, int64_t num_procs, int64_t max_batch,
+                          const SearchDims& dims = {});
+
+// The network tiers the search gives the groups a block's accounting depends on: EP, then CP, on the scale-up tier
+// (0) while TP x EP (x CP) fits one of its domains, else on the last tier.
+void place_block_groups(Execution& e, const System& sys);
 
 SearchResult run_search(const IterationModel& model, const SearchSpec& spec);
 
@@ -70,7 +92,8 @@ SearchResult run_search(const IterationModel& model, const SearchSpec& spec);
 void merge_top(std::vector<Candidate>& into, const std::vector<Candidate>& from, int n);
 
 // CSV of configurations: Calculon's execution keys then the main statistics.
-std::string csv_header();
-void append_csv_row(std::string& out, const Execution& exe, const Stats& st, const System& sys);
+std::string csv_header(bool tp_gemm_overlap = false);
+void append_csv_row(std::string& out, const Execution& exe, const Stats& st, const System& sys,
+                    bool tp_gemm_overlap = false);
 
 }  // namespace chorus::llm

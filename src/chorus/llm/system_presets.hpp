@@ -5,7 +5,7 @@
 // Datasheet values (peak dense FLOP/s, HBM capacity and bandwidth, NVLink and NIC bandwidth) are cited next
 // to each number in system_presets.cpp. Efficiency curves, network efficiencies, latencies and processor usage
 // are model parameters, not datasheet values: they start from Calculon's a100_80g.json and are what
-// `chorus llm calibrate` fits.
+// `chorus llm calibrate` fits (the shipped a100-80gb and h100-80gb carry such a fit).
 //
 //   System sys = resolve_system("h100-80gb");      // a preset
 //   System sys = resolve_system("my_system.json"); // or a Calculon system file
@@ -21,7 +21,9 @@
 
 namespace chorus::llm {
 
-// a100-40gb, a100-80gb, h100-80gb, h200, b200, mi300x.
+// a100-40gb, a100-80gb, a100-80gb-datasheet, h100-80gb, h100-80gb-datasheet, h200, b200, mi300x. a100-80gb and
+// h100-80gb carry efficiencies calibrated on validation/llm/ (system_presets.cpp); NAME-datasheet is the same
+// preset with Calculon's uncalibrated curves, what `chorus llm calibrate` starts from.
 const std::vector<std::string>& system_preset_names();
 
 // The preset as Calculon-format system JSON (what `chorus llm systems --show NAME` prints); nullopt if unknown.

@@ -1,4 +1,5 @@
-// The built-in network models (unaware, aware, flow) behind the NetworkModel interface, and their registration.
+// The built-in network models (unaware, aware, flow; packet with ns-3) behind the NetworkModel interface, and their
+// registration.
 #include <memory>
 
 #include "chorus/core/error.hpp"
@@ -6,6 +7,9 @@
 #include "chorus/network/flow_model.hpp"
 #include "chorus/network/message_cost.hpp"
 #include "chorus/network/model_registry.hpp"
+#if CHORUS_HAVE_NS3
+#include "chorus/network/packet/packet_model.hpp"
+#endif
 #include "chorus/network/resource_routes.hpp"
 #include "chorus/network/symmetric.hpp"
 #include "chorus/network/symmetric_contention.hpp"
@@ -113,6 +117,9 @@ void register_builtin_models(NetworkModelRegistry& registry) {
   registry.add(std::make_unique<ContentionModel>(
       NetworkModelInfo{NetworkModelKind::Flow, "flow",
                        "links shared max-min fairly among the flows crossing them, any topology", true, true, true}));
+#if CHORUS_HAVE_NS3
+  registry.add(make_packet_model());  // only when CMake found ns-3 (CHORUS_WITH_NS3)
+#endif
 }
 
 }  // namespace chorus

@@ -5,6 +5,7 @@
 
 #include "chorus/core/assert.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/network/packet/packet_options.hpp"
 
 namespace chorus {
 
@@ -72,6 +73,8 @@ std::optional<NetworkModelKind> parse_network_model(std::string_view text) {
 NetworkModelKind network_model_argument(std::string_view text) {
   if (const std::optional<NetworkModelKind> kind = parse_network_model(text))
     return *kind;
+  if (text == "packet")
+    throw Error("", Argument{"model"}, packet_model_missing_message());
   throw Error("", Argument{"model"},
               fmt::format("unknown network model '{}'; expected one of {}", text, network_models().names()));
 }

@@ -1,4 +1,4 @@
-// NetworkModel: the one interface every network model (unaware, aware, flow, later packet) implements.
+// NetworkModel: the one interface every network model (unaware, aware, flow, packet) implements.
 //
 // A model times a Schedule on a Topology and returns a NetworkRunResult; a model that can also evaluate a
 // hierarchical plan symmetrically (one representative NPU, see symmetric.hpp and symmetric_contention.hpp) says
@@ -18,6 +18,7 @@
 #include "chorus/collective/hierarchical.hpp"
 #include "chorus/collective/schedule.hpp"
 #include "chorus/network/link_stats.hpp"
+#include "chorus/network/packet/packet_options.hpp"
 #include "chorus/topology/topology.hpp"
 
 namespace chorus {
@@ -26,7 +27,7 @@ class MessageCost;
 class ResourceRoutes;
 
 // The built-in models. A new model adds one enumerator here and one line to register_builtin_models().
-enum class NetworkModelKind : uint8_t { Unaware, Aware, Flow };
+enum class NetworkModelKind : uint8_t { Unaware, Aware, Flow, Packet };
 
 struct NetworkModelInfo {
   NetworkModelKind kind;
@@ -45,6 +46,8 @@ struct NetworkRunOptions {
   // make_message_cost()). The synthesizer passes its own link assignment here.
   const ResourceRoutes* routes = nullptr;
   const MessageCost* cost = nullptr;
+  // The packet model's switch queues (--queue, --ecn); the other models ignore them.
+  PacketOptions packet;
 };
 
 struct NetworkRunResult {

@@ -8,6 +8,7 @@
 
 #include "chorus/report/html_page.hpp"
 #include "chorus/report/svg_chart.hpp"
+#include "chorus/topology/link_groups.hpp"
 
 namespace chorus {
 
@@ -58,28 +59,6 @@ std::string collectives_chart(const RunReport& r) {
   return render_bars_with_marks(chart);
 }
 
-// A link's dimension: where its NPU endpoints' coordinates differ, or the one dimension with its bandwidth and
-// latency (links to a switch); otherwise a tier named by its bandwidth.
-std::string link_group(const Topology& t, LinkId l) {
-  const NodeId a = t.link_src(l);
-  const NodeId b = t.link_dst(l);
-  const auto& dims = t.dimensions();
-  if (t.is_npu(a) && t.is_npu(b)) {
-    for (size_t d = 0; d < dims.size(); ++d) {
-      if (t.coordinate(a, d) != t.coordinate(b, d))
-        return fmt::format("dim {}: {}, {}", d, to_string(dims[d].kind), to_string(dims[d].bandwidth));
-    }
-  }
-  std::optional<size_t> match;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (dims[d].bandwidth == t.link_bandwidth(l) && dims[d].latency == t.link_latency(l))
-      match = match ? std::optional<size_t>() : std::optional<size_t>(d);
-  }
-  if (match)
-    return fmt::format("dim {}: {}, {}", *match, to_string(dims[*match].kind), to_string(dims[*match].bandwidth));
-  return fmt::format("tier {}", to_string(t.link_bandwidth(l)));
-}
-
 std::vector<double> bucketed(const std::vector<double>& values) {
   if (values.size() <= kMaxHeatCells)
     return values;
@@ -107,7 +86,7 @@ void link_section(HtmlPage& page, const ReportContext& context) {
   const double makespan = r.finish.seconds();
   for (uint32_t l = 0; l < t.link_count(); ++l) {
     const double utilisation = makespan > 0 ? r.links->busy[l].seconds() / makespan : 0;
-    groups[link_group(t, LinkId{l})].push_back(utilisation);
+    groups[link_group_name(t, LinkId{l})].push_back(utilisation);
   }
   double peak = 0;
   for (const auto& [name, values] : groups)

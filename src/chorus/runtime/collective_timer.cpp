@@ -57,6 +57,7 @@ TimedCollective CollectiveTimer::run(CommType type, Bytes bytes, const Topology&
   const Collective collective{kind, size, n};
   CollectiveRunOptions run_options;
   run_options.model = options_.model;
+  run_options.packet = options_.packet;
   if (options_.system != nullptr) {
     run_options.plan = options_.system->plan_config(kind);  // ASTRA-sim compatible (plan.overheads.astra)
   }

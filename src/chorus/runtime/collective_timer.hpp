@@ -35,6 +35,7 @@ struct CollectiveTimerOptions {
   NetworkModelKind model = NetworkModelKind::Unaware;
   const AstraSystemConfig* system = nullptr;  // ASTRA-sim compatibility when set
   bool link_stats = false;                    // collect per-link statistics (aware and flow models only)
+  PacketOptions packet;                       // the packet model's queues
 };
 
 struct TimedCollective {

@@ -77,13 +77,36 @@ std::vector<std::pair<uint32_t, double>> LinkUsage::link_bytes(const std::vector
   return out;
 }
 
-void LinkUsage::add_message(uint32_t src, uint32_t dst, Bytes bytes) {
-  for (const LinkId l : route(src, dst)) {
-    stats_.bytes[l.value] += static_cast<double>(bytes.count());
-    stats_.busy[l.value] +=
-        Time::from_seconds(static_cast<double>(bytes.count()) / topology_.link_bandwidth(l).bytes_per_second());
-    stats_.peak_flows[l.value] = std::max(stats_.peak_flows[l.value], 1u);
+std::vector<LinkShare> LinkUsage::shares(const std::vector<uint32_t>& members, const TimedCollective& timed) {
+  std::vector<LinkShare> out;
+  if (!timed.links)
+    return out;
+  gather(members, timed);
+  for (const uint32_t p : touched_)
+    out.push_back(LinkShare{p, scratch_.bytes[p], scratch_.busy[p], scratch_.peak_flows[p]});
+  clear_scratch();
+  return out;
+}
+
+void LinkUsage::add(const std::vector<LinkShare>& shares) {
+  for (const LinkShare& s : shares) {
+    stats_.bytes[s.link] += s.bytes;
+    stats_.busy[s.link] += s.busy;
+    stats_.peak_flows[s.link] = std::max(stats_.peak_flows[s.link], s.peak_flows);
   }
+}
+
+void LinkUsage::message_shares(uint32_t src, uint32_t dst, Bytes bytes, std::vector<LinkShare>& out) const {
+  for (const LinkId l : route(src, dst)) {
+    const double b = static_cast<double>(bytes.count());
+    out.push_back(LinkShare{l.value, b, Time::from_seconds(b / topology_.link_bandwidth(l).bytes_per_second()), 1});
+  }
+}
+
+void LinkUsage::add_message(uint32_t src, uint32_t dst, Bytes bytes) {
+  std::vector<LinkShare> shares;
+  message_shares(src, dst, bytes, shares);
+  add(shares);
 }
 
 }  // namespace chorus

@@ -129,6 +129,8 @@ nlohmann::json summary_json(const ReportContext& context) {
   j["topology"] = context.topology;
   j["workload"] = context.workload.prefix;
   j["nodes"] = context.workload.node_count();
+  if (context.workload.symmetry)  // a symmetric workload: nodes are the representatives' (docs/workload.md)
+    j["rank_classes"] = context.workload.symmetry->classes.size();
   j["events"] = r.events;
   j["wall_s"] = context.wall_s;
   nlohmann::json per_npu = nlohmann::json::array();
@@ -199,6 +201,12 @@ void print_report(std::ostream& out, const ReportContext& context) {
   const RunReport& r = context.report;
   out << fmt::format("workload     {} ({} NPUs, {} nodes) on {}, {} model\n", context.workload.prefix, r.npus.size(),
                      context.workload.node_count(), context.topology, context.model);
+  if (context.workload.symmetry) {
+    out << fmt::format(
+        "symmetric    {} rank classes, one representative each simulated; every rank reports its "
+        "representative's times\n",
+        context.workload.symmetry->classes.size());
+  }
   out << fmt::format("finish       {} ({} ns)\n\n", to_string(r.finish), ns(r.finish));
   out << fmt::format("{:>6} {:>16} {:>16} {:>16} {:>16} {:>16}\n", "npu", "finish_ns", "compute_ns", "exposed_comm_ns",
                      "peer_wait_ns", "idle_ns");

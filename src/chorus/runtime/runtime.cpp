@@ -21,6 +21,7 @@
 #include "chorus/runtime/collective_timer.hpp"
 #include "chorus/runtime/group_bound.hpp"
 #include "chorus/runtime/link_usage.hpp"
+#include "chorus/runtime/replicas.hpp"
 
 namespace chorus {
 
@@ -159,12 +160,16 @@ class Runtime {
       : workload_(workload),
         topology_(topology),
         options_(options),
-        timer_(topology, CollectiveTimerOptions{options.model, options.system, wants_links()}),
+        timer_(topology, CollectiveTimerOptions{options.model, options.system, wants_links(), options.packet}),
         p2p_(make_message_cost(topology, options.system != nullptr ? AstraCompat::full() : AstraCompat{})),
         memory_(options.memory) {
     check_inputs();
-    if (wants_links())
+    if (wants_links()) {
       links_.emplace(topology);
+      replicas_.emplace(workload, *links_);
+    }
+    if (links_ && options.link_load_bins > 0)
+      load_.emplace(topology);
     if (options.lower_bounds)
       bounds_.emplace(topology);
     if (wants_contention())
@@ -200,6 +205,8 @@ class Runtime {
     summarise();
     if (links_ && options_.link_stats)
       report_.links = links_->stats();
+    if (load_)
+      report_.link_load = load_->series(report_.collectives, report_.finish, options_.link_load_bins);
     return std::move(report_);
   }
 
@@ -208,14 +215,15 @@ class Runtime {
     return options_.contention && network_models().get(options_.model).info().fair_sharing;
   }
   bool wants_links() const {
-    return (options_.link_stats || wants_contention()) && network_models().get(options_.model).info().link_stats;
+    return (options_.link_stats || options_.link_load_bins > 0 || wants_contention()) &&
+           network_models().get(options_.model).info().link_stats;
   }
 
   void check_inputs() const {
     if (workload_.npus.size() != topology_.npu_count()) {
-      throw Error(
-          workload_.prefix, "",
-          fmt::format("has {} rank files but the network has {} NPUs", workload_.npus.size(), topology_.npu_count()));
+      throw Error(workload_.prefix, "",
+                  fmt::format("has {} {} but the network has {} NPUs", workload_.npus.size(),
+                              workload_.symmetry ? "ranks (classes.json: npus)" : "rank files", topology_.npu_count()));
     }
     const AstraSystemConfig* sys = options_.system;
     if (sys != nullptr && sys->roofline_enabled && (sys->peak_perf_tflops <= 0 || sys->local_mem_bw_gbps <= 0)) {
@@ -362,7 +370,7 @@ class Runtime {
     }
     c.last_issue = now_;
     c.members.emplace_back(npu, node);
-    if (c.members.size() == group.npus.size()) {
+    if (c.members.size() == workload_.issuing_members(n.group)) {
       start_collective(n.group, c);
       collectives_.erase(it);
     }
@@ -425,11 +433,13 @@ class Runtime {
       if (bounds_)
         r.lower_bound = bounds_->bound(c.type, c.bytes, group.npus);
       if (links_)
-        links_->add_collective(group.npus, t);
+        replicas_->add_collective(group_index, t);
+      if (load_)
+        load_->add_collective(report_.collectives.size(), replicas_->link_bytes(group_index, t));
       if (contention_) {
         const size_t index = report_.collectives.size();
         report_.collectives.push_back(std::move(r));
-        start_contended(group.npus, t, duration, c.members, index);
+        start_contended(group_index, t, duration, c.members, index);
         return;
       }
     } else {
@@ -440,9 +450,9 @@ class Runtime {
     report_.collectives.push_back(std::move(r));
   }
 
-  void start_contended(const std::vector<uint32_t>& group, const TimedCollective& t, Time duration,
+  void start_contended(uint32_t group, const TimedCollective& t, Time duration,
                        const std::vector<std::pair<uint32_t, uint32_t>>& members, size_t report) {
-    const std::vector<EndChange>& changes = contention_->start(now_, duration, links_->link_bytes(group, t));
+    const std::vector<EndChange>& changes = contention_->start(now_, duration, replicas_->link_bytes(group, t));
     // The new collective is always among the changes; its id may reuse a finished one's slot.
     for (const EndChange& e : changes) {
       if (e.id >= contended_.size())
@@ -486,8 +496,11 @@ class Runtime {
     const WorkloadNode& n = workload_.npus[npu].nodes[node];
     const auto dst = static_cast<uint32_t>(n.peer);
     const Time arrival = now_ + p2p_->delay(NodeId{npu}, NodeId{dst}, n.bytes);
-    if (links_)
-      links_->add_message(npu, dst, n.bytes);
+    if (links_) {
+      const std::vector<LinkShare>& added = replicas_->add_message(npu, dst, n.bytes);
+      if (load_)
+        load_->add_message(now_, arrival, added);
+    }
     schedule(npu, node, arrival);
     Channel& ch = channels_[channel_key(npu, dst, n.tag)];
     if (!ch.posted.empty()) {
@@ -598,6 +611,8 @@ class Runtime {
   std::unique_ptr<MessageCost> p2p_;
   RemoteMemory memory_;
   std::optional<LinkUsage> links_;
+  std::optional<ReplicaLinks> replicas_;  // link loads of collectives with their replicas (symmetric workloads)
+  std::optional<LinkLoadRecorder> load_;
   std::optional<GroupBounds> bounds_;
   std::optional<CollectiveContention> contention_;
   std::vector<ContendedCollective> contended_;  // by contention id
@@ -639,6 +654,8 @@ std::string Runtime::waiting_reason(uint32_t npu, uint32_t node) const {
     int listed = 0;
     int absent = 0;
     for (uint32_t member : group.npus) {
+      if (workload_.symmetry && !workload_.symmetry->is_representative(member))
+        continue;  // copies of a representative issue nothing themselves
       const auto it = executors_[member].collectives_issued.find(n.group);
       if (it != executors_[member].collectives_issued.end() && it->second > k)
         continue;
@@ -740,7 +757,9 @@ std::string Runtime::deadlock_report() const {
 
 RunReport run_workload(const Workload& workload, const Topology& topology, const RuntimeOptions& options) {
   Runtime runtime(workload, topology, options);
-  return runtime.run();
+  RunReport report = runtime.run();
+  expand_class_reports(workload, report);
+  return report;
 }
 
 }  // namespace chorus

@@ -33,6 +33,7 @@
 #include "chorus/astra/system_config.hpp"
 #include "chorus/network/link_stats.hpp"
 #include "chorus/runtime/fused_ops.hpp"
+#include "chorus/runtime/link_load.hpp"
 #include "chorus/runtime/remote_memory.hpp"
 #include "chorus/sim/collective_run.hpp"
 #include "chorus/topology/topology.hpp"
@@ -51,6 +52,10 @@ struct RuntimeOptions {
   bool lower_bounds = true;
   bool link_stats = false;  // accumulate per-link statistics (aware and flow models; link_usage.hpp)
   bool contention = false;  // flow model: overlapping collectives share links (collective_contention.hpp)
+  // Link utilisation over time in this many bins per link group (link_load.hpp; needs link statistics, so aware
+  // or flow); 0: not recorded.
+  size_t link_load_bins = 0;
+  PacketOptions packet;  // packet model: its switch queues
   // Hears of each trace node completed (core/progress.hpp); none: silent.
   Progress* progress = nullptr;
 };
@@ -103,8 +108,9 @@ struct RunReport {
   std::vector<CollectiveReport> collectives;
   std::vector<FusedOpReport> fused_ops;  // one per fused operator run (fused_ops.hpp)
   std::vector<TimelineEvent> timeline;
-  std::vector<MessageFlow> flows;  // with record_timeline
-  std::optional<LinkStats> links;  // with RuntimeOptions::link_stats under aware or flow
+  std::vector<MessageFlow> flows;           // with record_timeline
+  std::optional<LinkStats> links;           // with RuntimeOptions::link_stats under aware or flow
+  std::optional<LinkLoadSeries> link_load;  // with RuntimeOptions::link_load_bins under aware or flow
   uint64_t events = 0;
 };
 

@@ -66,6 +66,31 @@ void write_flows(OutputFile& out, const RunReport& r, const Workload& w, const T
   }
 }
 
+// Counter tracks ("C" events) of link utilisation, one per link group, in a process of their own after the NPUs';
+// each bin's value holds from its start to the next bin's, and the track returns to 0 at the end of the run.
+void write_link_load(OutputFile& out, const RunReport& r, size_t npus) {
+  if (!r.link_load)
+    return;
+  const LinkLoadSeries& s = *r.link_load;
+  const size_t pid = npus;
+  out.write(
+      fmt::format(",\n{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},"
+                  "\"args\":{{\"name\":\"link utilisation (busy share of each dimension's links)\"}}}}",
+                  pid));
+  std::string chunk;
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    const std::string name = nlohmann::json(s.groups[g]).dump();
+    const std::vector<double>& values = s.utilisation[g];
+    for (size_t i = 0; i <= values.size(); ++i) {
+      const double value = i < values.size() ? values[i] : 0.0;
+      chunk +=
+          fmt::format(",\n{{\"name\":{},\"ph\":\"C\",\"pid\":{},\"ts\":{:.6f},\"args\":{{\"utilisation\":{:.6g}}}}}",
+                      name, pid, us(s.bin * static_cast<int64_t>(i)), value);
+    }
+  }
+  out.write(chunk);
+}
+
 }  // namespace
 
 std::optional<TimelineLevel> parse_timeline_level(std::string_view text) {
@@ -168,6 +193,7 @@ void write_timeline_json(const std::string& path, const ReportContext& context, 
   }
   out.write(chunk);
   write_flows(out, r, w, s);
+  write_link_load(out, r, w.npus.size());
   out.write("\n]}\n");
   out.close();
 }

@@ -112,6 +112,7 @@ CollectiveRunOptions collective_run_options(const CollectiveRequest& q, NetworkM
   options.evaluation = parse_evaluation(q);
   options.model = model;
   options.collect_link_stats = q.collect_link_stats;
+  options.packet = packet_options_argument(q.queue, q.ecn, model == NetworkModelKind::Packet);
   if (q.system.empty()) {
     options.plan = native_plan(q);
     return options;
@@ -127,6 +128,10 @@ CollectiveRunOptions collective_run_options(const CollectiveRequest& q, NetworkM
 
 CollectiveOutcome run_collective_request(const Topology& topology, const CollectiveRequest& q) {
   const NetworkModelKind model = network_model_argument(q.model);
+  if ((q.algorithm == "synth" || q.algorithm.starts_with(kMscclPrefix)) && (!q.queue.empty() || q.ecn)) {
+    throw Error("", Argument{q.queue.empty() ? "ecn" : "queue"},
+                "applies to the built-in algorithms; synth and msccl: run on the packet model's default queues");
+  }
   if (q.algorithm == "synth") {
     if (!q.system.empty() || q.collect_link_stats)
       throw Error("", Argument{"algorithm"}, "synth takes no system file or link statistics");

@@ -19,7 +19,9 @@ namespace chorus {
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::AllReduce;
   Bytes size;                      // NCCL size; with `system`, ASTRA-sim's comm_size (All-Gather: per NPU)
-  std::string model = "unaware";   // unaware | aware | flow
+  std::string model = "unaware";   // unaware | aware | flow | packet
+  std::string queue;               // packet model: output-port buffer, e.g. "1MiB"; empty: the default
+  bool ecn = false;                // packet model: RED/ECN queues and DCQCN-style senders
   std::string system;              // ASTRA-sim system JSON: compatibility mode (sets algorithm and chunking)
   std::string algorithm;           // "ring", a comma list per dimension, "synth", or "msccl:FILE.xml"; empty: ring
   std::string composition;         // localBWAware (default) | baseline

@@ -22,6 +22,7 @@ NetworkRunOptions network_options(const CollectiveRunOptions& options) {
   NetworkRunOptions n;
   n.astra = options.plan.overheads.astra;
   n.collect_link_stats = options.collect_link_stats;
+  n.packet = options.packet;
   return n;
 }
 

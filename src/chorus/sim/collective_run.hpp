@@ -27,6 +27,7 @@ struct CollectiveRunOptions {
   Evaluation evaluation = Evaluation::Auto;
   NetworkModelKind model = NetworkModelKind::Unaware;
   bool collect_link_stats = false;
+  PacketOptions packet;  // the packet model's queues
 };
 
 struct CollectiveRunResult {

@@ -27,17 +27,44 @@ struct Block {
   std::vector<uint32_t> links;
 };
 
-// One chunk's route: its pair and its links, source to destination.
+// One chunk's route while it is re-routed alone: its pair and its links, source to destination.
 struct Route {
   uint32_t chunk = 0;  // (j * n + s) * n + d
   uint32_t source = 0, destination = 0;
   std::vector<uint32_t> links;
 };
 
+// Chunk byte classes: the distinct chunk sizes of the pairs (one for a uniform demand), and each pair's class.
+struct ChunkClasses {
+  std::vector<int64_t> bytes;
+  std::vector<uint32_t> of_pair;  // n^2
+};
+
+ChunkClasses chunk_classes(const std::vector<int64_t>& pair_bytes, uint32_t k) {
+  ChunkClasses c;
+  for (int64_t b : pair_bytes)
+    c.bytes.push_back(all_to_all_chunk_bytes(b, k));
+  std::sort(c.bytes.begin(), c.bytes.end());
+  c.bytes.erase(std::unique(c.bytes.begin(), c.bytes.end()), c.bytes.end());
+  c.of_pair.reserve(pair_bytes.size());
+  for (int64_t b : pair_bytes) {
+    const int64_t chunk = all_to_all_chunk_bytes(b, k);
+    c.of_pair.push_back(
+        static_cast<uint32_t>(std::lower_bound(c.bytes.begin(), c.bytes.end(), chunk) - c.bytes.begin()));
+  }
+  return c;
+}
+
 class Router {
  public:
   explicit Router(const AllToAllProblem& p)
-      : p_(p), g_(*p.graph), n_(g_.member_count()), load_(g_.link_count(), 0), blocks_(size_t{n_} * p.chunks_per_pair) {
+      : p_(p),
+        g_(*p.graph),
+        n_(g_.member_count()),
+        classes_(chunk_classes(p.pair_bytes, p.chunks_per_pair)),
+        durations_(g_, classes_.bytes),
+        load_(g_.link_count(), 0),
+        blocks_(size_t{n_} * p.chunks_per_pair) {
     dist_.assign(g_.node_count(), std::numeric_limits<double>::infinity());
     parent_.assign(g_.node_count(), kNone);
     base_.resize(size_t{n_} * g_.link_count());
@@ -54,27 +81,11 @@ class Router {
         base_[size_t{s} * g_.link_count() + l] =
             static_cast<double>((g_.latency(l) + transfer_time(mean, g_.bandwidth(l))).picoseconds());
     }
-    int64_t first = -1;
-    bool uniform = true;
-    for (uint32_t s = 0; s < n_ && uniform; ++s) {
-      for (uint32_t d = 0; d < n_; ++d) {
-        const int64_t b = p.pair_bytes[size_t{s} * n_ + d];
-        if (s != d && (first < 0 ? (first = b, false) : b != first)) {
-          uniform = false;
-          break;
-        }
-      }
-    }
-    if (uniform && first > 0) {
-      const Bytes c(all_to_all_chunk_bytes(first, p.chunks_per_pair));
-      for (uint32_t l = 0; l < g_.link_count(); ++l)
-        uniform_tau_.push_back((g_.latency(l) + transfer_time(c, g_.bandwidth(l))).picoseconds());
-    }
   }
 
   // Tree rounds (layer by layer, sources in a seeded order, so loads build up evenly), then, where the problem is
   // small enough, per-chunk rounds: each chunk alone taken out and re-routed.
-  std::vector<Route> run() {
+  AllToAllRoutes run() {
     std::vector<uint32_t> order(n_);
     std::iota(order.begin(), order.end(), 0);
     std::mt19937_64 rng(p_.seed);
@@ -92,10 +103,16 @@ class Router {
         }
       }
     }
-    std::vector<Route> routes = flatten();
     // Per-chunk rerouting costs a Dijkstra per chunk: only up to 2^23 node visits per round (64-NPU groups).
-    const uint64_t cost = uint64_t{routes.size()} * g_.node_count();
-    const uint32_t chunk_rounds = cost <= (uint64_t{1} << 23) ? p_.rounds : 0;
+    uint64_t chunks = 0;
+    for (const Block& b : blocks_) {
+      for (uint32_t d = 0; d < n_; ++d)
+        chunks += b.begin[d] != b.begin[d + 1] ? 1 : 0;
+    }
+    if (chunks * g_.node_count() > (uint64_t{1} << 23) || p_.rounds == 0)
+      return flatten();
+    std::vector<Route> routes = separate();
+    const uint32_t chunk_rounds = p_.rounds;
     std::vector<uint32_t> visit(routes.size());
     std::iota(visit.begin(), visit.end(), 0);
     for (uint32_t round = 0; round < chunk_rounds; ++round) {
@@ -114,16 +131,17 @@ class Router {
         apply_route(r, +1);
       }
     }
-    return routes;
+    AllToAllRoutes flat;
+    for (const Route& r : routes)
+      append_route(flat, r.chunk, r.source, r.destination, r.links.data(), r.links.size());
+    return flat;
   }
 
   int64_t max_load() const { return load_.empty() ? 0 : *std::max_element(load_.begin(), load_.end()); }
   int64_t tau(uint32_t link, uint32_t s, uint32_t d) const {
-    if (!uniform_tau_.empty())
-      return uniform_tau_[link];
-    const Bytes c(all_to_all_chunk_bytes(p_.pair_bytes[size_t{s} * n_ + d], p_.chunks_per_pair));
-    return (g_.latency(link) + transfer_time(c, g_.bandwidth(link))).picoseconds();
+    return durations_(link, classes_.of_pair[size_t{s} * n_ + d]);
   }
+  const HopDurations& durations() const { return durations_; }
 
  private:
   void apply_block(uint32_t s, const Block& b, int sign) {
@@ -193,7 +211,36 @@ class Router {
     b.begin[n_] = static_cast<uint32_t>(b.links.size());
   }
 
-  std::vector<Route> flatten() {
+  void append_route(AllToAllRoutes& flat, uint32_t chunk, uint32_t s, uint32_t d, const uint32_t* links,
+                    size_t count) const {
+    flat.links.insert(flat.links.end(), links, links + count);
+    flat.begin.push_back(static_cast<uint32_t>(flat.links.size()));
+    flat.chunk.push_back(chunk);
+    flat.chunk_class.push_back(classes_.of_pair[size_t{s} * n_ + d]);
+  }
+
+  // Every block's paths as flat routes (layer by layer, source by source); the blocks are released as they go.
+  AllToAllRoutes flatten() {
+    AllToAllRoutes flat;
+    size_t hops = 0;
+    for (const Block& b : blocks_)
+      hops += b.links.size();
+    flat.links.reserve(hops);
+    for (uint32_t j = 0; j < p_.chunks_per_pair; ++j) {
+      for (uint32_t s = 0; s < n_; ++s) {
+        Block& b = blocks_[size_t{j} * n_ + s];
+        for (uint32_t d = 0; d < n_; ++d) {
+          if (b.begin[d] != b.begin[d + 1])
+            append_route(flat, (j * n_ + s) * n_ + d, s, d, b.links.data() + b.begin[d], b.begin[d + 1] - b.begin[d]);
+        }
+        b = Block{};
+      }
+    }
+    return flat;
+  }
+
+  // Every block's paths as separate routes, for per-chunk rerouting.
+  std::vector<Route> separate() {
     std::vector<Route> routes;
     for (uint32_t j = 0; j < p_.chunks_per_pair; ++j) {
       for (uint32_t s = 0; s < n_; ++s) {
@@ -212,84 +259,16 @@ class Router {
   const AllToAllProblem& p_;
   const SynthGraph& g_;
   uint32_t n_;
+  ChunkClasses classes_;
+  HopDurations durations_;
   std::vector<int64_t> load_;  // ps of busy time per link
   std::vector<Block> blocks_;
   std::vector<double> base_;  // per (source, link): tau of the source's mean chunk
   std::vector<double> dist_;  // infinity except at the nodes in reached_
   std::vector<uint32_t> parent_;
   std::vector<uint32_t> reached_;
-  std::vector<int64_t> uniform_tau_;  // per link, when every pair sends the same (the common case)
-  int64_t top_ = 0;                   // the busiest link's load (refreshed per tree and every 256 chunk re-routes)
+  int64_t top_ = 0;  // the busiest link's load (refreshed per tree and every 256 chunk re-routes)
 };
-
-// List scheduling on the time-expanded network: each link, when free, takes one of the chunks waiting for it
-// (arrived, not merely planned), so no link idles while a chunk waits. Which one: `critical` takes the chunk with
-// the most hops still ahead (long routes are not starved behind short ones), otherwise the one that arrived first
-// (most hops ahead on ties). Events (a link frees, a chunk in flight arrives) number at most two per link at any
-// time, so the heaps stay small even with millions of chunks.
-AllToAllResult list_schedule(const SynthGraph& g, const std::vector<Route>& routes, const Router& router,
-                             bool critical) {
-  AllToAllResult r;
-  // Flat copies of what every step touches (one cache line per chunk instead of a route and its link vector).
-  std::vector<uint32_t> begin(routes.size() + 1, 0), links;
-  for (uint32_t q = 0; q < routes.size(); ++q) {
-    links.insert(links.end(), routes[q].links.begin(), routes[q].links.end());
-    begin[q + 1] = static_cast<uint32_t>(links.size());
-  }
-  // Waiting chunk: (priority, tie-break, route); larger first.
-  using Waiting = std::tuple<int64_t, int64_t, uint32_t>;
-  std::vector<std::priority_queue<Waiting>> queue(g.link_count());
-  std::vector<uint32_t> at(begin.begin(), begin.end() - 1);  // index into links of the chunk's next hop
-  std::vector<char> busy(g.link_count(), 0);
-  std::vector<uint32_t> last_hop(routes.size(), kNone);
-  auto wait = [&](uint32_t q, int64_t now) {
-    const int64_t ahead = static_cast<int64_t>(begin[q + 1] - at[q]);
-    queue[links[at[q]]].push(critical ? Waiting{ahead, -static_cast<int64_t>(q), q}
-                                      : Waiting{-now, ahead * (int64_t{1} << 32) - q, q});
-  };
-  for (uint32_t q = 0; q < routes.size(); ++q)
-    wait(q, 0);
-  r.hops.reserve(links.size());
-  // Events: (time, id, kind): kind 0 = link id frees, 1 = route id arrives at its next link.
-  using Event = std::tuple<int64_t, uint32_t, uint32_t>;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
-  std::vector<uint32_t> touched(g.link_count());
-  std::iota(touched.begin(), touched.end(), 0);
-  int64_t now = 0;
-  while (true) {
-    for (uint32_t l : touched) {
-      if (busy[l] || queue[l].empty())
-        continue;
-      const uint32_t q = std::get<2>(queue[l].top());
-      queue[l].pop();
-      const Time start = Time::ps(now);
-      const Time end = start + Time::ps(router.tau(l, routes[q].source, routes[q].destination));
-      busy[l] = 1;
-      r.hops.push_back({l, routes[q].chunk, start, end, last_hop[q]});
-      last_hop[q] = static_cast<uint32_t>(r.hops.size() - 1);
-      r.makespan = std::max(r.makespan, end);
-      events.push({end.picoseconds(), l, 0});
-      if (++at[q] < begin[q + 1])
-        events.push({end.picoseconds(), q, 1});
-    }
-    if (events.empty())
-      break;
-    now = std::get<0>(events.top());
-    touched.clear();
-    while (!events.empty() && std::get<0>(events.top()) == now) {
-      const auto [t, id, kind] = events.top();
-      events.pop();
-      if (kind == 0) {
-        busy[id] = 0;
-        touched.push_back(id);
-      } else {
-        wait(id, now);
-        touched.push_back(links[at[id]]);
-      }
-    }
-  }
-  return r;
-}
 
 }  // namespace
 
@@ -302,13 +281,19 @@ AllToAllResult synthesize_all_to_all(const AllToAllProblem& p) {
   const uint32_t n = g.member_count(), k = p.chunks_per_pair;
   CHORUS_ASSERT(p.pair_bytes.size() == size_t{n} * n && k > 0, "all-to-all: bad problem");
   Router router(p);
-  const std::vector<Route> routes = router.run();
-  AllToAllResult fifo = list_schedule(g, routes, router, false);
+  const AllToAllRoutes routes = router.run();
+  ListSchedule best = list_schedule(g, routes, router.durations(), WaitOrder::Fifo);
   // Both orders on groups of moderate size (each costs a pass over every hop); first-come above.
-  AllToAllResult critical = routes.size() <= (uint32_t{1} << 18) ? list_schedule(g, routes, router, true) : fifo;
-  AllToAllResult& best = critical.makespan < fifo.makespan ? critical : fifo;
-  best.max_link_load = Time::ps(router.max_load());
-  return std::move(best);
+  if (routes.size() <= (uint32_t{1} << 18)) {
+    ListSchedule critical = list_schedule(g, routes, router.durations(), WaitOrder::Critical);
+    if (critical.makespan < best.makespan)
+      best = std::move(critical);
+  }
+  AllToAllResult r;
+  r.hops = std::move(best.hops);
+  r.makespan = best.makespan;
+  r.max_link_load = Time::ps(router.max_load());
+  return r;
 }
 
 }  // namespace chorus

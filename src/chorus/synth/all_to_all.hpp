@@ -7,7 +7,8 @@
 // traffic. Later rounds take each source's tree out, re-route it under everybody else's load and put it back.
 // Scheduling is list scheduling on the time-expanded network in the synthesizer's model (one chunk per link at a
 // time, latency + c / bandwidth, store-and-forward): every link, when free, takes the chunk that has waited
-// longest, the one with the longest remaining path on ties, so no link idles while a chunk waits for it.
+// longest, the one with the longest remaining path on ties, so no link idles while a chunk waits for it
+// (all_to_all_schedule.hpp).
 // The concurrent-flow bound (concurrent_flow.hpp) is the yardstick: routing moves the busiest link's load to
 // that bound, scheduling adds the pipeline fill.
 #pragma once
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "chorus/core/units.hpp"
+#include "chorus/synth/all_to_all_schedule.hpp"
 #include "chorus/synth/synth_graph.hpp"
 
 namespace chorus {
@@ -26,13 +28,6 @@ struct AllToAllProblem {
   uint32_t chunks_per_pair = 1;     // k: a pair's bytes travel as k chunks of ceil(bytes / k)
   uint64_t seed = 1;
   uint32_t rounds = 3;  // rerouting rounds after the first routing
-};
-
-struct AllToAllHop {
-  uint32_t link = 0;   // local link id
-  uint32_t chunk = 0;  // (j * n + source) * n + destination, local ranks
-  Time start, end;
-  uint32_t previous = UINT32_MAX;  // the hop that brought the chunk to this hop's source
 };
 
 struct AllToAllResult {

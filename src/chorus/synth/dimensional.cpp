@@ -201,31 +201,55 @@ DimensionalSynthResult synthesize_dimensional(const Topology& topology, const Sy
 namespace {
 
 // Appends one line schedule, translated to the line starting at `base`, after `barrier` (none: the first stage).
-void append_line(const SynthResult& line, uint32_t base, uint32_t stride, Time offset, std::optional<OpId> barrier,
+// Appends one line's schedule translated to the line starting at `base`: each op also waits for the stage
+// barriers of the NPUs it involves (none in the first stage), and is listed under those NPUs in `own`. The op's
+// timing is its duration for now (materialize_dimensional times the whole schedule afterwards).
+void append_line(const SynthResult& line, uint32_t base, uint32_t stride, const std::vector<OpId>& barrier,
                  const std::map<std::pair<uint32_t, uint32_t>, uint32_t>& link_of, SynthResult& r,
-                 std::vector<OpId>& stage_ops) {
+                 std::vector<std::vector<OpId>>& own) {
   const Schedule& s = line.schedule;
   std::vector<OpId> op_of(s.size());
   std::vector<OpId> deps;
   auto npu = [&](NodeId v) { return NodeId{base + v.value * stride}; };
   for (uint32_t i = 0; i < s.size(); ++i) {
     const OpId op{i};
+    const NodeId src = npu(s.src(op)), dst = npu(s.dst(op));
     deps.clear();
     for (OpId d : s.deps(op))
       deps.push_back(op_of[d.value]);
-    if (barrier)
-      deps.push_back(*barrier);
+    if (!barrier.empty()) {
+      deps.push_back(barrier[src.value]);
+      if (dst != src)
+        deps.push_back(barrier[dst.value]);
+    }
     const SynthOp& x = line.ops[i];
     if (s.is_transfer(op)) {
-      op_of[i] = r.schedule.add_transfer(npu(s.src(op)), npu(s.dst(op)), s.bytes(op), Time::zero(), deps, s.chunk(op));
-      const uint32_t link = link_of.at({npu(s.src(op)).value, npu(s.dst(op)).value});
-      r.ops.push_back({LinkId{link}, x.start + offset, x.finish + offset, x.reduce});
+      op_of[i] = r.schedule.add_transfer(src, dst, s.bytes(op), Time::zero(), deps, s.chunk(op));
+      r.ops.push_back({LinkId{link_of.at({src.value, dst.value})}, Time::zero(), x.finish - x.start, x.reduce});
+      own[dst.value].push_back(op_of[i]);
     } else {
-      op_of[i] = r.schedule.add_local(npu(s.src(op)), Time::zero(), deps, s.chunk(op));
-      r.ops.push_back({LinkId{0}, x.start + offset, x.finish + offset, false});
+      op_of[i] = r.schedule.add_local(src, Time::zero(), deps, s.chunk(op));
+      r.ops.push_back({LinkId{0}, Time::zero(), Time::zero(), false});
     }
-    stage_ops.push_back(op_of[i]);
+    own[src.value].push_back(op_of[i]);
   }
+}
+
+// Each op as soon as what it waits for is done, for its own duration (held in SynthOp::finish until now): the
+// time of the composition without global barriers. Links are never double-booked: within a line the schedule
+// orders each link's transfers, and across stages every op waits for its NPUs' barriers.
+Time time_as_soon_as_possible(SynthResult& r) {
+  Time makespan = Time::zero();
+  for (uint32_t i = 0; i < r.schedule.size(); ++i) {
+    Time start = Time::zero();
+    for (OpId d : r.schedule.deps(OpId{i}))
+      start = std::max(start, r.ops[d.value].finish);
+    const Time duration = r.ops[i].finish;
+    r.ops[i].start = start;
+    r.ops[i].finish = start + duration;
+    makespan = std::max(makespan, r.ops[i].finish);
+  }
+  return makespan;
 }
 
 }  // namespace
@@ -241,14 +265,14 @@ SynthResult materialize_dimensional(const Topology& topology, const SynthOptions
   SynthResult r;
   r.kind = d.kind;
   r.size = d.size;
-  r.time = d.time;
   for (uint32_t m = 0; m < topology.npu_count(); ++m)
     r.members.push_back(m);
   LineCache cache(topology, options);
-  std::optional<OpId> barrier;
-  Time offset = Time::zero();
+  // Per-NPU stage barriers (a local step on each NPU after its own part of a stage), not one across all NPUs: an
+  // NPU goes on as soon as its own lines of the stage are done, and per-rank traces (Chakra) can express it.
+  std::vector<OpId> barrier;
   for (uint32_t stage = 0; stage < d.stage_times.size(); ++stage) {
-    std::vector<OpId> stage_ops;
+    std::vector<std::vector<OpId>> own(topology.npu_count());
     for (const DimensionalPhase& p : d.phases) {
       if (p.stage != stage)
         continue;
@@ -258,13 +282,16 @@ SynthResult materialize_dimensional(const Topology& topology, const SynthOptions
         stride *= topology.dimensions()[k].size;
       for (uint32_t base = 0; base < topology.npu_count(); ++base) {
         if (topology.coordinate(NodeId{base}, p.dimension) == 0)
-          append_line(line, base, stride, offset, barrier, link_of, r, stage_ops);
+          append_line(line, base, stride, barrier, link_of, r, own);
       }
     }
-    offset = offset + d.stage_times[stage];
-    barrier = r.schedule.add_local(NodeId{0}, Time::zero(), stage_ops, 0);
-    r.ops.push_back({LinkId{0}, offset, offset, false});
+    barrier.resize(topology.npu_count());
+    for (uint32_t v = 0; v < topology.npu_count(); ++v) {
+      barrier[v] = r.schedule.add_local(NodeId{v}, Time::zero(), own[v], 0);
+      r.ops.push_back({LinkId{0}, Time::zero(), Time::zero(), false});
+    }
   }
+  r.time = time_as_soon_as_possible(r);
   return r;
 }
 

@@ -73,9 +73,12 @@ bool dimensional_synthesis_needed(const Topology& topology, const SynthOptions& 
 DimensionalSynthResult synthesize_dimensional(const Topology& topology, const SynthOptions& options);
 
 // The composed collective as one Schedule over the topology (small topologies only: at most 2^22 transfers, else
-// chorus::Error): every line schedule replicated to every parallel line with translated NPU ids and links, and a
-// barrier (a local step on NPU 0) after each stage. SynthResult::ops carry the global links and the composed timing,
-// so the aware network model (SynthRoutes) can run it; `time` is synthesize_dimensional()'s.
+// chorus::Error): every line schedule replicated to every parallel line with translated NPU ids and links, and after
+// each stage a barrier per NPU (a local step waiting for that NPU's own ops of the stage; the next stage's ops wait
+// for the barriers of the NPUs they involve), so no NPU waits for the whole network and per-rank traces can
+// express it. SynthResult::ops carry the global links and the timing of every op as soon as its dependencies allow,
+// in the synthesizer's model; `time` is that schedule's makespan, at most synthesize_dimensional()'s (which keeps
+// whole-network barriers), so the aware network model (SynthRoutes) runs it in exactly `time`.
 SynthResult materialize_dimensional(const Topology& topology, const SynthOptions& options);
 
 // The topology of one line of dimension `dimension`: compose() of that dimension alone.

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/synth/switch_collapse.hpp"
 
 namespace chorus {
 
@@ -54,7 +55,8 @@ const char* coll_name(CollectiveKind kind) {
 
 class XmlWriter {
  public:
-  explicit XmlWriter(const SynthResult& r) : r_(r), s_(r.schedule), n_(static_cast<uint32_t>(r.members.size())) {
+  XmlWriter(const SynthResult& r, bool switched)
+      : r_(r), s_(r.schedule), n_(static_cast<uint32_t>(r.members.size())), switched_(switched) {
     for (uint32_t i = 0; i < n_; ++i)
       rank_[r.members[i]] = i;
     gpus_.resize(n_);
@@ -222,9 +224,12 @@ class XmlWriter {
       return it->second;
     const int64_t id = static_cast<int64_t>(gpus_[gpu].size());
     if (id >= kMscclMaxThreadBlocks) {
-      throw Error("msccl", "thread blocks",
-                  fmt::format("GPU {} needs more than {} thread blocks (MSCCL_MAX_NUM_THREAD_BLOCKS)", gpu,
-                              kMscclMaxThreadBlocks));
+      throw Error(
+          "msccl", "thread blocks",
+          fmt::format("GPU {} needs more than {} thread blocks (MSCCL_MAX_NUM_THREAD_BLOCKS): MSCCL runs one "
+                      "per (peer, direction, channel){}",
+                      gpu, kMscclMaxThreadBlocks,
+                      switched_ ? ", and through a switch every GPU a chunk reaches is a peer of its own" : ""));
     }
     gpus_[gpu].push_back({send, recv, chan, {}});
     ids[key] = id;
@@ -239,6 +244,7 @@ class XmlWriter {
     std::vector<std::pair<int64_t, int64_t>> deps;
     collect_deps(op, deps);
     const int64_t send_tb = tb(a, b, -1, channel_[i]);
+
     auto& send_steps = gpus_[a][send_tb].steps;
     for (size_t k = 0; k + 1 < deps.size(); ++k) {
       send_steps.push_back({"nop", c, deps[k].first, deps[k].second, false, i});
@@ -252,6 +258,7 @@ class XmlWriter {
     }
     send_steps.push_back(send);
     send_step_[i] = {send_tb, static_cast<int64_t>(send_steps.size() - 1)};
+
     const int64_t recv_tb = tb(b, -1, a, channel_[i]);
     auto& recv_steps = gpus_[b][recv_tb].steps;
     recv_steps.push_back({r_.ops[i].reduce ? "rrc" : "r", c, -1, -1, false, i});
@@ -309,6 +316,7 @@ class XmlWriter {
   const SynthResult& r_;
   const Schedule& s_;
   uint32_t n_;
+  bool switched_;  // switch paths were collapsed into GPU-to-GPU transfers (switch_collapse.hpp)
   std::unordered_map<uint32_t, uint32_t> rank_;
   std::vector<std::vector<ThreadBlock>> gpus_;
   std::vector<std::map<std::tuple<int64_t, int64_t, uint32_t>, int64_t>> tb_ids_ =
@@ -319,8 +327,10 @@ class XmlWriter {
   std::vector<uint32_t> scratch_, arrived_by_, scratch_chunks_;  // All-to-All relaying (assign_scratch)
 };
 
-MscclXml::MscclXml(const SynthResult& result, std::string name)
-    : writer_(std::make_unique<XmlWriter>(result)), name_(std::move(name)) {
+MscclXml::MscclXml(const SynthResult& result, std::string name) : name_(std::move(name)) {
+  if (passes_through_switches(result))
+    collapsed_ = std::make_unique<SynthResult>(collapse_switches(result));
+  writer_ = std::make_unique<XmlWriter>(collapsed_ ? *collapsed_ : result, collapsed_ != nullptr);
   writer_->build();
   shape_ = writer_->shape();
   writer_->render(name_, [this](std::string_view text) { shape_.bytes += text.size(); });

@@ -18,7 +18,11 @@
 //   multi-hop path every intermediate GPU receives it into a scratch chunk of its own ("s", s_chunks per GPU =
 //   the chunks relayed through it) and sends it on from there. Non-uniform demand (alltoallv) is refused: MSCCL
 //   cuts buffers into equal chunks.
-// - Schedules through switches (relays) are rejected: a switch is not a GPU with a program.
+// - Schedules through switches: every path GPU a -> switch(es) -> GPU b is written as one send at a and one receive
+//   at b (switch_collapse.hpp; a switch runs no program, the fabric carries the GPU's send). A multicast at a
+//   switch becomes one send per receiving GPU. The runtime limits above apply to the result: through a switch a
+//   GPU may exchange chunks with every other GPU, one thread block per peer and direction, 2 (n - 1) in all, so
+//   such a schedule of more than 109 GPUs exceeds the 216 thread blocks, and the error says so.
 // - MscclXml lays the algorithm out once, predicts the file's exact size (every piece is formatted and counted
 //   before anything is written) and streams the XML to a file; the text is never held whole in memory.
 #pragma once
@@ -60,6 +64,7 @@ class MscclXml {
   void write(const std::string& path) const;  // throws chorus::Error(path, Argument{"out"}, ...) when it cannot
 
  private:
+  std::unique_ptr<SynthResult> collapsed_;  // switch paths as GPU-to-GPU transfers, when there are any
   std::unique_ptr<XmlWriter> writer_;
   std::string name_;
   MscclXmlShape shape_;

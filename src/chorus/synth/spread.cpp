@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <bit>
 #include <queue>
+#include <span>
 
 #include "chorus/core/assert.hpp"
+#include "chorus/synth/event_lanes.hpp"
 
 namespace chorus {
 
@@ -28,12 +30,6 @@ namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
 
-struct Arrival {
-  Time end;
-  uint32_t transfer = 0;
-  bool operator>(const Arrival& o) const { return end != o.end ? end > o.end : transfer > o.transfer; }
-};
-
 // A timed item (a release or a link becoming free), processed in time order.
 struct Timed {
   Time at;
@@ -41,6 +37,14 @@ struct Timed {
 };
 
 // SplitMix64 (Steele, Lea, Flood, OOPSLA'14): a tiny, fast generator; the engine draws a few numbers per link.
+// Set bits of a word, inline (std::popcount is a library call on targets without a popcount instruction).
+uint32_t bit_count(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return static_cast<uint32_t>((x * 0x0101010101010101ull) >> 56);
+}
+
 class SplitMix64 {
  public:
   explicit SplitMix64(uint64_t seed) : state_(seed) {}
@@ -64,9 +68,10 @@ class SpreadEngine {
         has_(size_t{g_.node_count()} * words_, 0),
         incoming_(size_t{g_.node_count()} * words_, 0),
         holders_(p.chunks, 0),
-        deliver_(size_t{g_.node_count()} * p.chunks, kNone),
+        deliver_(p.priority == ChunkPriority::Fresh ? size_t{g_.node_count()} * p.chunks : 0, kNone),
         busy_until_(g_.link_count(), Time::zero()),
         dirty_flag_(g_.link_count(), 0),
+        dirty_node_flag_(g_.node_count(), 0),
         scratch_(words_, 0),
         rng_(p.seed) {}
 
@@ -94,6 +99,8 @@ class SpreadEngine {
     }
     CHORUS_ASSERT(remaining_ == 0 || result_.gave_up, "spread: {} (member, chunk) pairs can never be served",
                   remaining_);
+    if (deliver_.empty())
+      link_sources();
     prune_relay_dead_ends();
     return std::move(result_);
   }
@@ -108,6 +115,36 @@ class SpreadEngine {
   }
   void clear(std::vector<uint64_t>& v, uint32_t node, uint32_t c) {
     v[size_t{node} * words_ + c / 64] &= ~(1ull << (c % 64));
+  }
+
+  // Unique's score counts, per option c of link (u, v), the other in-links of v whose source holds or is receiving
+  // c. Counted a 64-chunk word at a time instead of per option: the in-neighbours' bit rows are added into
+  // bit-sliced counters (slice i holds bit i of every chunk's count), so a choice reads each in-neighbour's row
+  // once per word it scans, not once per option (rows stay in cache; no per-(node, chunk) table to keep up).
+  // Used up to kMaxSliced in-links (6 slices); beyond, options are counted one by one.
+  static constexpr uint32_t kSlices = 6;
+  static constexpr size_t kMaxSliced = (size_t{1} << kSlices) - 1;
+  void slice_word(uint32_t l, uint32_t word) {
+    const uint32_t u = g_.src(l);
+    std::fill(std::begin(slices_), std::end(slices_), 0);
+    for (uint32_t in : g_.in_links(g_.dst(l))) {
+      const uint32_t w = g_.src(in);
+      if (w == u)
+        continue;
+      uint64_t carry = has_[size_t{w} * words_ + word] | incoming_[size_t{w} * words_ + word];
+      for (uint32_t i = 0; i < kSlices && carry; ++i) {
+        const uint64_t next = slices_[i] & carry;
+        slices_[i] ^= carry;
+        carry = next;
+      }
+    }
+    sliced_word_ = word;
+  }
+  uint64_t sliced_count(uint32_t c) const {
+    uint64_t count = 0;
+    for (uint32_t i = 0; i < kSlices; ++i)
+      count |= ((slices_[i] >> (c % 64)) & 1) << i;
+    return count;
   }
 
   void schedule_starts() {
@@ -125,7 +162,7 @@ class SpreadEngine {
   Time next_event_time() const {
     Time t = Time::max();
     if (!arrivals_.empty())
-      t = arrivals_.top().end;
+      t = Time::ps(arrivals_.top().time);
     if (next_release_ < releases_.size())
       t = std::min(t, releases_[next_release_].at);
     if (next_free_ < frees_.size())
@@ -136,7 +173,11 @@ class SpreadEngine {
   void mark_dirty(uint32_t link) {
     if (!dirty_flag_[link]) {
       dirty_flag_[link] = 1;
-      dirty_.push_back(link);
+      const uint32_t v = g_.dst(link);
+      if (!dirty_node_flag_[v]) {
+        dirty_node_flag_[v] = 1;
+        dirty_nodes_.push_back(v);
+      }
     }
   }
   void mark_out_dirty(uint32_t node) {
@@ -145,14 +186,16 @@ class SpreadEngine {
   }
 
   void apply_arrivals(Time t) {
-    while (!arrivals_.empty() && arrivals_.top().end == t) {
-      const uint32_t i = arrivals_.top().transfer;
+    while (!arrivals_.empty() && arrivals_.top().time == t.picoseconds()) {
+      const uint32_t i = arrivals_.top().id;
       arrivals_.pop();
+      arrived_.push_back(i);
       const SpreadTransfer& x = result_.transfers[i];
       const uint32_t v = g_.dst(x.link);
       clear(incoming_, v, x.chunk);
       set(has_, v, x.chunk);
-      deliver_[size_t{v} * p_.chunks + x.chunk] = i;
+      if (!deliver_.empty())
+        deliver_[size_t{v} * p_.chunks + x.chunk] = i;
       if (g_.is_member(v)) {
         --remaining_;
         result_.makespan = std::max(result_.makespan, t);
@@ -183,14 +226,25 @@ class SpreadEngine {
     uint32_t count = 0;
     for (uint32_t w = 0; w < words_; ++w) {
       scratch_[w] = hu[w] & ~hv[w] & ~iv[w] & (want ? want[w] : ~0ull) & (allowed ? allowed[w] : ~0ull);
-      if (scratch_[w])  // most words are empty; popcount may be a library call without -mpopcnt
-        count += static_cast<uint32_t>(std::popcount(scratch_[w]));
+      if (scratch_[w])  // most words are empty
+        count += bit_count(scratch_[w]);
     }
     return count;
   }
 
+  // A link's options counted earlier at this destination, less what v has started receiving since: left in
+  // scratch_; whether any remain.
+  bool remaining_options(const uint64_t* mask, const uint64_t* incoming_v) {
+    uint64_t any = 0;
+    for (uint32_t w = 0; w < words_; ++w) {
+      scratch_[w] = mask[w] & ~incoming_v[w];
+      any |= scratch_[w];
+    }
+    return any != 0;
+  }
+
   // Lower is better; ties keep the scan order (which starts at a random offset).
-  uint64_t score(uint32_t l, uint32_t c) const {
+  uint64_t score(uint32_t l, uint32_t c) {
     const uint32_t u = g_.src(l);
     const uint32_t v = g_.dst(l);
     switch (p_.priority) {
@@ -203,6 +257,11 @@ class SpreadEngine {
         return d == kNone ? uint64_t{UINT32_MAX} : uint64_t{UINT32_MAX - 1 - d};
       }
       case ChunkPriority::Unique: {
+        if (g_.in_links(v).size() <= kMaxSliced) {
+          if (sliced_word_ != c / 64)
+            slice_word(l, c / 64);
+          return (sliced_count(c) << 32) | holders_[c];
+        }
         uint64_t others = 0;
         for (uint32_t in : g_.in_links(v)) {
           const uint32_t w = g_.src(in);
@@ -221,6 +280,7 @@ class SpreadEngine {
     const uint32_t start_bit = static_cast<uint32_t>(rng_() % 64);
     uint32_t best = kNone;
     uint64_t best_score = UINT64_MAX;
+    sliced_word_ = kNone;  // another link, and bits may have changed since
     uint32_t seen = 0;
     auto visit = [&](uint32_t c) {
       const uint64_t s = score(l, c);
@@ -253,11 +313,12 @@ class SpreadEngine {
     const uint32_t v = g_.dst(l);
     const uint32_t index = static_cast<uint32_t>(result_.transfers.size());
     const Time end = t + p_.tau[l];
-    result_.transfers.push_back({l, c, t, end, deliver_[size_t{u} * p_.chunks + c]});
+    // `from` is filled in after the run (link_sources) unless Fresh keeps deliver_ for its scores.
+    result_.transfers.push_back({l, c, t, end, deliver_.empty() ? kNoTransfer : deliver_[size_t{u} * p_.chunks + c]});
     busy_until_[l] = end;
     set(incoming_, v, c);
     ++holders_[c];
-    arrivals_.push({end, index});
+    arrivals_.push(p_.tau[l].picoseconds(), {end.picoseconds(), index});
     if (!g_.is_member(u) && !p_.relays_replicate) {
       clear(has_, u, c);  // the relay's copy is used up; another may come in later
       for (uint32_t in : g_.in_links(u))
@@ -312,15 +373,19 @@ class SpreadEngine {
       want = want_.data();
     }
     order_.clear();
+    masks_.clear();
     for (uint32_t l : links) {
       const uint32_t n = options(l, want);
-      if (n > 0)
-        order_.push_back({n, static_cast<uint32_t>(rng_()), l});
+      if (n > 0) {
+        order_.push_back({n, static_cast<uint32_t>(rng_()), l, static_cast<uint32_t>(masks_.size())});
+        masks_.insert(masks_.end(), scratch_.begin(), scratch_.end());
+      }
     }
     std::sort(order_.begin(), order_.end());
     picks_.clear();
-    for (const auto& [n, tie, l] : order_) {
-      if (options(l, want) > 0) {
+    for (const auto& [n, tie, l, mask] : order_) {
+      // Since its options were counted, only v's incoming bits changed (the picks so far): mask them out.
+      if (remaining_options(masks_.data() + mask, row(incoming_, v))) {
         const uint32_t c = choose(l);
         set(incoming_, v, c);
         picks_.push_back({l, c});
@@ -335,23 +400,57 @@ class SpreadEngine {
     }
   }
 
+  // Destinations in increasing order, each with its ready dirty in-links in increasing order: the dirty
+  // destinations are sorted (fewer than the dirty links), then each one's in-links are scanned for dirty flags.
   void match(Time t) {
-    std::vector<uint32_t> ready;
-    ready.reserve(dirty_.size());
-    for (uint32_t l : dirty_) {
-      dirty_flag_[l] = 0;
-      if (busy_until_[l] <= t)
-        ready.push_back(l);  // a busy link is re-examined when it is freed (its arrival marks it again)
+    std::sort(dirty_nodes_.begin(), dirty_nodes_.end());
+    for (uint32_t v : dirty_nodes_) {
+      dirty_node_flag_[v] = 0;
+      ready_.clear();
+      for (uint32_t l : g_.in_links(v)) {
+        if (!dirty_flag_[l])
+          continue;
+        dirty_flag_[l] = 0;
+        if (busy_until_[l] <= t)
+          ready_.push_back(l);  // a busy link is re-examined when it is freed (its arrival marks it again)
+      }
+      if (!ready_.empty())
+        match_destination(v, ready_, t);
     }
-    dirty_.clear();
-    std::sort(ready.begin(), ready.end(),
-              [&](uint32_t a, uint32_t b) { return g_.dst(a) != g_.dst(b) ? g_.dst(a) < g_.dst(b) : a < b; });
-    for (size_t i = 0; i < ready.size();) {
-      size_t j = i;
-      while (j < ready.size() && g_.dst(ready[j]) == g_.dst(ready[i]))
-        ++j;
-      match_destination(g_.dst(ready[i]), std::span<const uint32_t>(ready.data() + i, j - i), t);
-      i = j;
+    dirty_nodes_.clear();
+  }
+
+  // Each transfer's `from`: the transfer that brought its chunk to its source, i.e. the last arrival of the chunk
+  // there no later than the transfer's start (arrivals at t are applied before the starts at t, as in run()).
+  // Done per chunk after the run, where a node-sized table stays in cache, instead of a (node, chunk) table
+  // touched at random twice per transfer.
+  void link_sources() {
+    std::vector<SpreadTransfer>& x = result_.transfers;
+    std::vector<uint32_t> begin(size_t{p_.chunks} + 1, 0);
+    for (const SpreadTransfer& t : x)
+      ++begin[t.chunk + 1];
+    for (uint32_t c = 0; c < p_.chunks; ++c)
+      begin[c + 1] += begin[c];
+    std::vector<uint32_t> by_chunk(x.size()), fill(begin.begin(), begin.end() - 1);
+    for (uint32_t i = 0; i < x.size(); ++i)
+      by_chunk[fill[x[i].chunk]++] = i;  // start order within a chunk
+    // Arrivals in the order run() applied them (by end, then index), grouped by chunk the same way. Transfers that
+    // never arrived (a run given up) are nobody's source.
+    std::vector<uint32_t> arrived_by_chunk(x.size(), kNoTransfer);
+    fill.assign(begin.begin(), begin.end() - 1);
+    for (uint32_t i : arrived_)
+      arrived_by_chunk[fill[x[i].chunk]++] = i;
+    std::vector<uint32_t> last(g_.node_count(), kNoTransfer);
+    for (uint32_t c = 0; c < p_.chunks; ++c) {
+      const auto starts = std::span<const uint32_t>(by_chunk).subspan(begin[c], begin[c + 1] - begin[c]);
+      uint32_t a = begin[c];
+      for (uint32_t j : starts) {
+        for (; a < fill[c] && x[arrived_by_chunk[a]].end <= x[j].start; ++a)
+          last[g_.dst(x[arrived_by_chunk[a]].link)] = arrived_by_chunk[a];
+        x[j].from = last[g_.src(x[j].link)];
+      }
+      for (uint32_t i : starts)
+        last[g_.dst(x[i].link)] = kNoTransfer;
     }
   }
 
@@ -387,13 +486,18 @@ class SpreadEngine {
   std::vector<uint64_t> has_, incoming_;
   std::vector<uint32_t> holders_;  // per chunk: nodes holding it or receiving it
   std::vector<uint32_t> deliver_;  // per (node, chunk): the transfer that brought it
+  uint64_t slices_[kSlices] = {};  // Unique's counts for one word of chunks (slice_word)
+  uint32_t sliced_word_ = kNone;
   std::vector<Time> busy_until_;
   std::vector<char> dirty_flag_;
-  std::vector<uint32_t> dirty_;
+  std::vector<char> dirty_node_flag_;
+  std::vector<uint32_t> dirty_nodes_, ready_;
   std::vector<uint64_t> scratch_, want_;
-  std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> order_;
+  std::vector<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>> order_;  // (options, tie, link, mask offset)
+  std::vector<uint64_t> masks_;                                            // the options of order_'s links when counted
   std::vector<Pick> picks_;
-  std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> arrivals_;
+  EventLanes arrivals_;            // transfers in flight, by end
+  std::vector<uint32_t> arrived_;  // transfers in the order they arrived
   std::vector<Timed> releases_, frees_;
   size_t next_release_ = 0, next_free_ = 0;
   uint64_t remaining_ = 0;

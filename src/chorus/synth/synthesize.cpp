@@ -428,7 +428,7 @@ class Synthesizer {
     p.graph = &g;
     p.tau = link_tau(g, chunk_bytes_for(o_.kind, o_.size, n_, k));
     set_origins(p, n_, k, root_);
-    p.relays_replicate = !reduces(o_.kind);
+    p.relays_replicate = !reduces(o_.kind) && o_.switches_multicast;
     p.priority = priority;
     p.scan_cap = o_.scan_cap > 0 ? o_.scan_cap : (n_ <= 256 ? 48 : 8);
     p.seed = o_.seed * 0x9E3779B97F4A7C15ull + salt;
@@ -460,7 +460,7 @@ class Synthesizer {
       return c;
     }
     SpreadProblem ag = problem(*graph_, k, priority, rails, give_up, salt + 7);
-    ag.relays_replicate = true;
+    ag.relays_replicate = o_.switches_multicast;
     const ReversedTiming rs = reversed_timing(c.first, ag.chunks, graph_->link_count());
     ag.release = rs.chunk_done;
     ag.link_free = rs.link_free;

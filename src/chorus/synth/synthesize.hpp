@@ -60,6 +60,9 @@ struct SynthOptions {
   uint32_t unrestricted_with_rails_up_to = 256;
   uint32_t scan_cap = 0;  // options scored per link choice (SpreadProblem::scan_cap); 0: 48 up to 256 NPUs, else 8
   Progress* progress = nullptr;  // hears of each search run (core/progress.hpp); none: silent
+  // Switches (non-member relays) multicast in All-Gather and Broadcast phases (one copy in, several out). Off for
+  // MSCCL XML (chorus synth --out): MSCCL has no multicast, every copy is a GPU's own send through the switch.
+  bool switches_multicast = true;
   // All-to-All only: bytes per (source, destination) NPU (--demand FILE.csv); none: size / N to every NPU.
   std::optional<DemandMatrix> demand;
 };

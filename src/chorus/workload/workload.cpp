@@ -14,6 +14,7 @@
 #include "chorus/core/limits.hpp"
 #include "chorus/io/json_file.hpp"
 #include "chorus/workload/fusion_marks.hpp"
+#include "chorus/workload/symmetric_workload.hpp"
 
 namespace chorus {
 
@@ -440,6 +441,12 @@ NpuGraph build_npu_graph(const chakra::ChakraTrace& trace, uint32_t npu, uint32_
 }
 
 Workload load_workload(const std::string& workload, const std::string& comm_groups) {
+  if (is_symmetric_workload(workload)) {  // classes.json: one trace per rank class (symmetric_workload.hpp)
+    if (!comm_groups.empty() && comm_groups != "empty")
+      throw Error(comm_groups, Argument{"comm_groups"},
+                  "does not apply to a symmetric workload (its groups are in classes.json)");
+    return load_symmetric_workload(workload);
+  }
   const std::vector<std::string> files = find_rank_files(workload);
   const auto npus = static_cast<uint32_t>(files.size());
   GroupTable table = read_group_file(comm_groups, npus);

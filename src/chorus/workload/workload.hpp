@@ -12,12 +12,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "chorus/core/units.hpp"
 #include "chorus/workload/chakra/trace.hpp"
+#include "chorus/workload/rank_classes.hpp"
 
 namespace chorus {
 
@@ -71,7 +73,13 @@ struct Workload {
   std::string prefix;
   std::vector<NpuGraph> npus;
   std::vector<CommGroup> groups;  // groups[0] = every NPU
+  // A symmetric workload (symmetric_workload.hpp): only the representatives' graphs hold nodes.
+  std::optional<RankClasses> symmetry;
   size_t node_count() const;
+  // How many members of a group issue its collectives: all of them, or in a symmetric workload its representatives.
+  size_t issuing_members(uint32_t group) const {
+    return symmetry ? symmetry->issuers[group] : groups[group].npus.size();
+  }
 };
 
 // The rank files of a workload (prefix path or directory), rank 0 first; throws chorus::Error when none exist

@@ -56,6 +56,10 @@ void MaxMinSystem::remove_flow(uint32_t id) {
     const uint32_t moved = r.flows[last];
     r.flows[slot] = moved;
     r.flows.pop_back();
+    dirty_.push_back(resource);
+    if (moved == id && slot == last)
+      continue;  // this very listing was last: nothing moved (without this check, removing a flow alone on its n
+                 // resources scanned its own n listings n times)
     // The moved entry is the listing of `moved` (possibly this flow, if it crosses the resource twice) that sat
     // in the last slot.
     Flow& m = flows_[moved];
@@ -65,7 +69,6 @@ void MaxMinSystem::remove_flow(uint32_t id) {
         break;
       }
     }
-    dirty_.push_back(resource);
   }
   Flow& f = flows_[id];
   f.active = false;
@@ -111,7 +114,9 @@ void MaxMinSystem::water_fill(const std::vector<uint32_t>& resources, const std:
     uint32_t version;
     bool operator>(const Entry& o) const { return share != o.share ? share > o.share : resource > o.resource; }
   };
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  // The first entries are heapified at once (linear) rather than pushed one by one.
+  std::vector<Entry> first;
+  first.reserve(resources.size());
   for (uint32_t r : resources) {
     Resource& res = resources_[r];
     res.remaining = res.capacity;
@@ -119,7 +124,7 @@ void MaxMinSystem::water_fill(const std::vector<uint32_t>& resources, const std:
     res.load = 0;
     ++res.version;
     if (!weighted_ && res.unfrozen > 0)
-      heap.push({share(res), r, res.version});
+      first.push_back({share(res), r, res.version});
   }
   if (weighted_) {  // loads first, then the shares they give
     for (uint32_t f : flows) {
@@ -129,15 +134,18 @@ void MaxMinSystem::water_fill(const std::vector<uint32_t>& resources, const std:
     for (uint32_t r : resources) {
       const Resource& res = resources_[r];
       if (res.unfrozen > 0)
-        heap.push({share(res), r, res.version});
+        first.push_back({share(res), r, res.version});
     }
   }
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap(std::greater<>{}, std::move(first));
   std::vector<double> old_rate(flows.size());
   for (size_t i = 0; i < flows.size(); ++i) {
     old_rate[i] = flows_[flows[i]].rate;
     flows_[flows[i]].frozen = false;
   }
-  while (!heap.empty()) {
+  // Once every flow is frozen only outdated entries remain: stop (a flow over n resources left n of them).
+  size_t unfrozen_flows = flows.size();
+  while (!heap.empty() && unfrozen_flows > 0) {
     const Entry top = heap.top();
     heap.pop();
     Resource& bottleneck = resources_[top.resource];
@@ -150,6 +158,7 @@ void MaxMinSystem::water_fill(const std::vector<uint32_t>& resources, const std:
         continue;
       flow.frozen = true;
       flow.rate = level;
+      --unfrozen_flows;
       for (size_t i = 0; i < flow.resources.size(); ++i) {
         const uint32_t q = flow.resources[i];
         Resource& res = resources_[q];

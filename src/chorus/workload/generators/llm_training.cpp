@@ -40,8 +40,32 @@ int64_t to_bytes(double bytes) {
 
 }  // namespace
 
+// Context and expert parallelism and ZeRO (see llm_training.hpp); dp, tp and pp are checked by validate().
+void validate_cp_ep(const LlmTrainingSpec& spec) {
+  const llm::Application& m = spec.model;
+  for (const auto& [flag, value] : {std::pair{"cp", spec.cp}, std::pair{"ep", spec.ep}}) {
+    if (value == 0)
+      throw Error("", Argument{flag}, "must be >= 1");
+    if (value > limits::kMaxNpus)
+      throw Error("", Argument{flag}, fmt::format("is {}; must be at most {}", value, limits::kMaxNpus));
+  }
+  if (m.seq_size % spec.cp != 0)
+    throw Error("", Argument{"cp"}, fmt::format("{} does not divide the model's seq_size {}", spec.cp, m.seq_size));
+  if (spec.ep > 1 && !m.moe())
+    throw Error("", Argument{"ep"}, fmt::format("is {}; the model has no experts", spec.ep));
+  if (spec.ep > 1 && (spec.dp % spec.ep != 0 || m.experts % spec.ep != 0)) {
+    throw Error("", Argument{"ep"},
+                fmt::format("{} must divide dp {} and the model's experts {}", spec.ep, spec.dp, m.experts));
+  }
+  if (m.moe() && m.expert_feedforward % spec.tp != 0) {
+    throw Error("", Argument{"tp"},
+                fmt::format("{} does not divide the model's expert_feedforward {}", spec.tp, m.expert_feedforward));
+  }
+}
+
 void validate(const LlmTrainingSpec& spec) {
   const llm::Application& m = spec.model;
+  validate_cp_ep(spec);
   for (const auto& [flag, value] :
        {std::pair{"dp", spec.dp}, std::pair{"tp", spec.tp}, std::pair{"pp", spec.pp},
         std::pair{"microbatches", spec.microbatches}, std::pair{"microbatch_size", spec.microbatch_size}}) {
@@ -65,20 +89,24 @@ void validate(const LlmTrainingSpec& spec) {
                 fmt::format("{} does not divide the model's attn_heads {}, kv_heads {} and feedforward {}", spec.tp,
                             m.attn_heads, m.kv_heads, m.feedforward));
   }
-  if (m.num_blocks % spec.pp != 0)
-    throw Error("", Argument{"pp"}, fmt::format("{} does not divide the model's num_blocks {}", spec.pp, m.num_blocks));
-  if (spec.sequence_parallel && m.seq_size * spec.microbatch_size % spec.tp != 0) {
-    throw Error(
-        "", Argument{"sequence_parallel"},
-        fmt::format("tp {} does not divide the {} tokens of a microbatch", spec.tp, m.seq_size * spec.microbatch_size));
+  if (m.num_blocks % spec.pp != 0 && ((m.num_blocks + 2) % spec.pp != 0 || (m.num_blocks + 2) / spec.pp < 2)) {
+    throw Error("", Argument{"pp"},
+                fmt::format("{} divides neither the model's num_blocks {} nor num_blocks + 2 (the first and last "
+                            "stages one layer short, as Llama 3 405B's 126 layers on 16 stages)",
+                            spec.pp, m.num_blocks));
+  }
+  if (spec.sequence_parallel && m.seq_size / spec.cp * spec.microbatch_size % spec.tp != 0) {
+    throw Error("", Argument{"sequence_parallel"},
+                fmt::format("tp {} does not divide the {} tokens of a microbatch", spec.tp,
+                            m.seq_size / spec.cp * spec.microbatch_size));
   }
   if (!(spec.peak_tflops > 0))
     throw Error("", Argument{"peak_perf"}, "must be > 0 TFLOPS");
   if (!(spec.mem_bw_gbps > 0))
     throw Error("", Argument{"mem_bw"}, "must be > 0 GB/s");
-  const uint64_t npus = uint64_t{spec.dp} * spec.tp * spec.pp;
+  const uint64_t npus = uint64_t{spec.dp} * spec.tp * spec.pp * spec.cp;
   if (npus > (uint64_t{1} << 24))
-    throw Error("", Argument{"dp"}, fmt::format("dp*tp*pp = {} NPUs is more than chorus simulates", npus));
+    throw Error("", Argument{"dp"}, fmt::format("dp*tp*pp*cp = {} NPUs is more than chorus simulates", npus));
 }
 
 LayerWork layer_forward_work(const LlmTrainingSpec& spec) {
@@ -87,7 +115,8 @@ LayerWork layer_forward_work(const LlmTrainingSpec& spec) {
   const double e = spec.bytes_per_element;
   const double b = spec.microbatch_size;
   const double s = d(m.seq_size);
-  const double tokens = b * s;
+  const double s_local = s / spec.cp;  // context parallelism: this rank's queries (all s keys are visited)
+  const double tokens = b * s_local;
   const double h = d(m.hidden);
   const double q = d(m.attn_heads * m.attn_size);  // query (and context) width
   const double kv = d(m.kv_heads * m.attn_size);   // key and value widths (grouped-query attention)
@@ -96,11 +125,11 @@ LayerWork layer_forward_work(const LlmTrainingSpec& spec) {
 
   LayerWork w;
   // QKV projection, Q K^T and A V (each 2*b*s*s*q), output projection: Megatron's 8bsh^2 + 4bs^2h for q = kv = h.
-  w.attention.flops = (2 * tokens * h * (q + 2 * kv) + 4 * b * s * s * q + 2 * tokens * q * h) / t;
+  w.attention.flops = (2 * tokens * h * (q + 2 * kv) + 4 * b * s_local * s * q + 2 * tokens * q * h) / t;
   // Weights read; block input read and output written; QKV written then read; scores written, read and rewritten
   // by softmax, read by A V; context written then read.
   w.attention.bytes = e * ((h * (q + 2 * kv) + q * h) / t + 2 * tokens * h + 2 * tokens * (q + 2 * kv) / t +
-                           4 * b * d(m.attn_heads) / t * s * s + 2 * tokens * q / t);
+                           4 * b * d(m.attn_heads) / t * s_local * s + 2 * tokens * q / t);
   w.mlp.flops = (2 * tokens * h * f * up + 2 * tokens * f * h) / t;
   // Weights read; input read and output written; up projections written then read by the activation; activation
   // written then read by the down projection.
@@ -108,10 +137,69 @@ LayerWork layer_forward_work(const LlmTrainingSpec& spec) {
   return w;
 }
 
+bool moe_layer(const LlmTrainingSpec& spec, uint32_t layer) {
+  return spec.model.moe() && layer >= spec.model.dense_blocks;
+}
+
+namespace {
+
+// Token slots a rank's experts process per microbatch: top_k per token, padded to the capacity factor or raised to
+// the busiest rank's load (the planner's accounting, block.cpp).
+double routed_tokens(const LlmTrainingSpec& spec) {
+  const llm::Application& m = spec.model;
+  const double tokens = d(spec.microbatch_size) * d(m.seq_size) / spec.cp;
+  return tokens * d(m.top_k) * (m.capacity_factor > 0 ? m.capacity_factor : m.load_imbalance);
+}
+
+}  // namespace
+
+MoeWork moe_forward_work(const LlmTrainingSpec& spec) {
+  const llm::Application& m = spec.model;
+  const double t = spec.tp;
+  const double e = spec.bytes_per_element;
+  const double tokens = d(spec.microbatch_size) * d(m.seq_size) / spec.cp;
+  const double h = d(m.hidden);
+  const double f = d(m.expert_feedforward);
+  const double up = m.mlp == llm::MlpKind::kSwiglu ? 2 : 1;
+  const double experts = d(m.experts);
+  MoeWork w;
+  // Router: a h x E linear and its scores written and read.
+  w.router = Work{2 * tokens * h * experts / t, e * (h * experts + 2 * tokens * h / t + 2 * tokens * experts / t)};
+  // The routed slots and the shared experts' tokens through one expert MLP each (the dense MLP's accounting).
+  const double slots = routed_tokens(spec) + tokens * d(m.shared_experts);
+  const double local = experts / spec.ep + d(m.shared_experts);
+  w.experts = Work{slots * (2 * h * f * up + 2 * f * h) / t,
+                   e * (local * (up + 1) * h * f / t + slots * (2 * h + 2 * up * f / t + 2 * f / t))};
+  return w;
+}
+
+int64_t moe_all_to_all_bytes(const LlmTrainingSpec& spec) {
+  const llm::Application& m = spec.model;
+  const double pad = m.capacity_factor > 0 ? m.capacity_factor : 1.0;
+  const double tokens = d(spec.microbatch_size) * d(m.seq_size) / spec.cp;
+  return to_bytes(tokens * d(m.top_k) * pad * d(m.hidden) * spec.bytes_per_element / spec.tp);
+}
+
+int64_t cp_message_bytes(const LlmTrainingSpec& spec) {
+  const llm::Application& m = spec.model;
+  const double tokens = d(spec.microbatch_size) * d(m.seq_size) / spec.cp;
+  return to_bytes(2 * tokens * d(m.kv_heads * m.attn_size) / spec.tp * spec.bytes_per_element);
+}
+
+LayerParams layer_param_bytes(const LlmTrainingSpec& spec, uint32_t layer) {
+  const llm::Application& m = spec.model;
+  const double e = spec.bytes_per_element / spec.tp;
+  if (!moe_layer(spec, layer))
+    return LayerParams{to_bytes(m.block_weight_count() * e), 0};
+  const double expert = m.mlp_weight_count(m.expert_feedforward);
+  const double dense = m.moe_block_weight_count() - d(m.experts) * expert;
+  return LayerParams{to_bytes(dense * e), to_bytes(d(m.experts / spec.ep) * expert * e)};
+}
+
 Work head_forward_work(const LlmTrainingSpec& spec) {
   const llm::Application& m = spec.model;
   const double t = spec.tp;
-  const double tokens = d(spec.microbatch_size) * d(m.seq_size);
+  const double tokens = d(spec.microbatch_size) * d(m.seq_size) / spec.cp;
   const double h = d(m.hidden);
   const double v = d(m.vocab);
   // Logits (2*b*s*h*V / t); the weights and the input read, the logits written and read by the loss.
@@ -124,7 +212,8 @@ Time roofline_time(const Work& work, const LlmTrainingSpec& spec) {
 }
 
 int64_t tp_collective_bytes(const LlmTrainingSpec& spec) {
-  return to_bytes(d(spec.microbatch_size) * d(spec.model.seq_size) * d(spec.model.hidden) * spec.bytes_per_element);
+  return to_bytes(d(spec.microbatch_size) * d(spec.model.seq_size / spec.cp) * d(spec.model.hidden) *
+                  spec.bytes_per_element);
 }
 
 int64_t pipeline_message_bytes(const LlmTrainingSpec& spec) {
@@ -133,10 +222,26 @@ int64_t pipeline_message_bytes(const LlmTrainingSpec& spec) {
   return spec.sequence_parallel ? full / spec.tp : full;
 }
 
+StageLayers stage_layers(const LlmTrainingSpec& spec, uint32_t stage) {
+  const auto blocks = static_cast<uint32_t>(spec.model.num_blocks);
+  if (blocks % spec.pp == 0)
+    return StageLayers{stage * (blocks / spec.pp), blocks / spec.pp};
+  // num_blocks + 2 = pp * full: the first and the last stage hold full - 1 layers (validate() checked it).
+  const uint32_t full = (blocks + 2) / spec.pp;
+  const uint32_t first = stage == 0 ? 0 : stage * full - 1;
+  return StageLayers{first, stage == 0 || stage + 1 == spec.pp ? full - 1 : full};
+}
+
 int64_t stage_gradient_bytes(const LlmTrainingSpec& spec, uint32_t stage) {
   const llm::Application& m = spec.model;
-  const double layers = d(m.num_blocks) / spec.pp;
+  const double layers = stage_layers(spec, stage).count;
   double params = layers * m.block_weight_count() / spec.tp;
+  if (m.moe()) {  // MoE layers: the parts every rank holds (layer_param_bytes' dense share)
+    params = 0;
+    const StageLayers stage_at = stage_layers(spec, stage);
+    for (uint32_t l = stage_at.first; l < stage_at.first + stage_at.count; ++l)
+      params += d(layer_param_bytes(spec, l).dense) / spec.bytes_per_element;
+  }
   const double embedding = d(m.vocab) * d(m.hidden) / spec.tp;
   if (stage == 0)
     params += embedding;
@@ -162,44 +267,112 @@ std::vector<PipelineStep> one_f_one_b(uint32_t stage, uint32_t stages, uint32_t 
 }
 
 RankCoords rank_coords(const LlmTrainingSpec& spec, uint32_t rank) {
-  return RankCoords{rank / spec.tp % spec.dp, rank % spec.tp, rank / (spec.tp * spec.dp)};
+  const uint32_t tc = spec.tp * spec.cp;
+  return RankCoords{rank / tc % spec.dp, rank % spec.tp, rank / (tc * spec.dp), rank / spec.tp % spec.cp};
 }
 
 uint32_t rank_of(const LlmTrainingSpec& spec, RankCoords c) {
-  return (c.pp * spec.dp + c.dp) * spec.tp + c.tp;
+  return ((c.pp * spec.dp + c.dp) * spec.cp + c.cp) * spec.tp + c.tp;
 }
 
+namespace {
+
+// Groups are numbered in blocks: TP, gradient (DP x CP), EP, expert gradient; each block exists only when its
+// groups have more than one member. These give the first name of each block.
+uint32_t tp_groups(const LlmTrainingSpec& s) {
+  return s.tp > 1 ? s.dp * s.cp * s.pp : 0;
+}
+uint32_t dp_groups(const LlmTrainingSpec& s) {
+  return s.grad_group() > 1 ? s.pp * s.tp : 0;
+}
+uint32_t ep_groups(const LlmTrainingSpec& s) {
+  return s.ep > 1 ? s.pp * s.cp * s.tp * (s.dp / s.ep) : 0;
+}
+
+}  // namespace
+
 std::string tp_group_name(const LlmTrainingSpec& spec, RankCoords c) {
-  return std::to_string(1 + c.pp * spec.dp + c.dp);
+  return std::to_string(1 + (c.pp * spec.dp + c.dp) * spec.cp + c.cp);
 }
 
 std::string dp_group_name(const LlmTrainingSpec& spec, RankCoords c) {
-  const uint32_t first = spec.tp > 1 ? 1 + spec.dp * spec.pp : 1;
-  return std::to_string(first + c.pp * spec.tp + c.tp);
+  return std::to_string(1 + tp_groups(spec) + c.pp * spec.tp + c.tp);
 }
+
+std::string ep_group_name(const LlmTrainingSpec& spec, RankCoords c) {
+  const uint32_t index = ((c.pp * spec.cp + c.cp) * spec.tp + c.tp) * (spec.dp / spec.ep) + c.dp / spec.ep;
+  return std::to_string(1 + tp_groups(spec) + dp_groups(spec) + index);
+}
+
+std::string expert_dp_group_name(const LlmTrainingSpec& spec, RankCoords c) {
+  const uint32_t index = (c.pp * spec.tp + c.tp) * spec.ep + c.dp % spec.ep;
+  return std::to_string(1 + tp_groups(spec) + dp_groups(spec) + ep_groups(spec) + index);
+}
+
+namespace {
+
+// EP groups (ep consecutive DP ranks of one (pp, cp, tp)) and the expert gradient groups (the DP x CP ranks of one
+// (pp, tp) holding the same experts: equal dp % ep).
+void append_expert_groups(const LlmTrainingSpec& spec, std::vector<NamedGroup>& groups) {
+  if (spec.ep > 1) {
+    for (uint32_t p = 0; p < spec.pp; ++p) {
+      for (uint32_t c = 0; c < spec.cp; ++c) {
+        for (uint32_t t = 0; t < spec.tp; ++t) {
+          for (uint32_t first = 0; first < spec.dp; first += spec.ep) {
+            NamedGroup g{ep_group_name(spec, {first, t, p, c}), {}};
+            for (uint32_t r = first; r < first + spec.ep; ++r)
+              g.npus.push_back(rank_of(spec, {r, t, p, c}));
+            groups.push_back(std::move(g));
+          }
+        }
+      }
+    }
+  }
+  if (!spec.model.moe() || spec.ep <= 1 || spec.grad_group() / spec.ep <= 1)
+    return;
+  for (uint32_t p = 0; p < spec.pp; ++p) {
+    for (uint32_t t = 0; t < spec.tp; ++t) {
+      for (uint32_t k = 0; k < spec.ep; ++k) {
+        NamedGroup g{expert_dp_group_name(spec, {k, t, p}), {}};
+        for (uint32_t r = k; r < spec.dp; r += spec.ep) {
+          for (uint32_t c = 0; c < spec.cp; ++c)
+            g.npus.push_back(rank_of(spec, {r, t, p, c}));
+        }
+        groups.push_back(std::move(g));
+      }
+    }
+  }
+}
+
+}  // namespace
 
 std::vector<NamedGroup> llm_comm_groups(const LlmTrainingSpec& spec) {
   std::vector<NamedGroup> groups;
   if (spec.tp > 1) {
     for (uint32_t p = 0; p < spec.pp; ++p) {
       for (uint32_t r = 0; r < spec.dp; ++r) {
-        NamedGroup g{tp_group_name(spec, {r, 0, p}), {}};
-        for (uint32_t t = 0; t < spec.tp; ++t)
-          g.npus.push_back(rank_of(spec, {r, t, p}));
-        groups.push_back(std::move(g));
+        for (uint32_t c = 0; c < spec.cp; ++c) {
+          NamedGroup g{tp_group_name(spec, {r, 0, p, c}), {}};
+          for (uint32_t t = 0; t < spec.tp; ++t)
+            g.npus.push_back(rank_of(spec, {r, t, p, c}));
+          groups.push_back(std::move(g));
+        }
       }
     }
   }
-  if (spec.dp > 1) {
+  if (spec.grad_group() > 1) {
     for (uint32_t p = 0; p < spec.pp; ++p) {
       for (uint32_t t = 0; t < spec.tp; ++t) {
         NamedGroup g{dp_group_name(spec, {0, t, p}), {}};
-        for (uint32_t r = 0; r < spec.dp; ++r)
-          g.npus.push_back(rank_of(spec, {r, t, p}));
+        for (uint32_t r = 0; r < spec.dp; ++r) {
+          for (uint32_t c = 0; c < spec.cp; ++c)
+            g.npus.push_back(rank_of(spec, {r, t, p, c}));
+        }
         groups.push_back(std::move(g));
       }
     }
   }
+  append_expert_groups(spec, groups);
   return groups;
 }
 
@@ -211,10 +384,13 @@ class RankTraceBuilder {
   RankTraceBuilder(const LlmTrainingSpec& spec, uint32_t rank)
       : spec_(spec),
         at_(rank_coords(spec, rank)),
-        layers_(static_cast<uint32_t>(spec.model.num_blocks / spec.pp)),
+        layers_(stage_layers(spec, at_.pp)),
         work_(layer_forward_work(spec)),
+        moe_(spec.model.moe() ? moe_forward_work(spec) : MoeWork{}),
         tp_group_(tp_group_name(spec, at_)),
-        dp_group_(dp_group_name(spec, at_)) {
+        dp_group_(dp_group_name(spec, at_)),
+        ep_group_(spec.ep > 1 ? ep_group_name(spec, at_) : ""),
+        expert_dp_group_(spec.ep > 1 && spec.grad_group() / spec.ep > 1 ? expert_dp_group_name(spec, at_) : "") {
     trace_.version = "0.0.4";
   }
 
@@ -234,16 +410,23 @@ class RankTraceBuilder {
   bool first_stage() const { return at_.pp == 0; }
   bool last_stage() const { return at_.pp + 1 == spec_.pp; }
   uint32_t neighbour(int delta) const {
-    return rank_of(spec_, {at_.dp, at_.tp, static_cast<uint32_t>(static_cast<int>(at_.pp) + delta)});
+    return rank_of(spec_, {at_.dp, at_.tp, static_cast<uint32_t>(static_cast<int>(at_.pp) + delta), at_.cp});
   }
+  uint32_t ring_peer(uint32_t step) const {
+    return rank_of(spec_, {at_.dp, at_.tp, at_.pp, (at_.cp + step) % spec_.cp});
+  }
+  bool zero3() const { return spec_.fsdp == llm::Fsdp::kZero3; }
+  bool per_layer_reduce_scatter() const { return spec_.fsdp == llm::Fsdp::kZero2 || zero3(); }
 
   void forward(uint32_t mb) {
     if (!first_stage())
       receive(neighbour(-1), activation_tag(mb), fmt::format("mb{}.recv_activation", mb));
-    for (uint32_t l = 0; l < layers_; ++l) {
-      const uint32_t layer = at_.pp * layers_ + l;
-      tensor_parallel_half(fmt::format("mb{}.L{}.attn.fwd", mb, layer), work_.attention, 1);
-      tensor_parallel_half(fmt::format("mb{}.L{}.mlp.fwd", mb, layer), work_.mlp, 1);
+    for (uint32_t l = 0; l < layers_.count; ++l) {
+      const uint32_t layer = layers_.first + l;
+      if (zero3())
+        gather_layer(mb, layer, Pass::Forward, l == 0, l + 1 < layers_.count ? layer + 1 : layer);
+      attention_half(fmt::format("mb{}.L{}.attn.fwd", mb, layer), mb, layer, Pass::Forward);
+      mlp_half(fmt::format("mb{}.L{}.mlp.fwd", mb, layer), layer, Pass::Forward);
     }
     if (last_stage() && spec_.model.vocab > 0)
       compute(fmt::format("mb{}.head.fwd", mb), head_forward_work(spec_), 1);
@@ -256,10 +439,14 @@ class RankTraceBuilder {
       receive(neighbour(1), gradient_tag(mb), fmt::format("mb{}.recv_gradient", mb));
     if (last_stage() && spec_.model.vocab > 0)
       compute(fmt::format("mb{}.head.bwd", mb), head_forward_work(spec_), 2);
-    for (uint32_t l = layers_; l-- > 0;) {
-      const uint32_t layer = at_.pp * layers_ + l;
-      tensor_parallel_half(fmt::format("mb{}.L{}.mlp.bwd", mb, layer), work_.mlp, 2);
-      tensor_parallel_half(fmt::format("mb{}.L{}.attn.bwd", mb, layer), work_.attention, 2);
+    for (uint32_t l = layers_.count; l-- > 0;) {
+      const uint32_t layer = layers_.first + l;
+      if (zero3())
+        gather_layer(mb, layer, Pass::Backward, l + 1 == layers_.count, l > 0 ? layer - 1 : layer);
+      mlp_half(fmt::format("mb{}.L{}.mlp.bwd", mb, layer), layer, Pass::Backward);
+      attention_half(fmt::format("mb{}.L{}.attn.bwd", mb, layer), mb, layer, Pass::Backward);
+      if (per_layer_reduce_scatter())
+        reduce_scatter_layer(fmt::format("mb{}.L{}", mb, layer), layer);
     }
     if (!first_stage())
       send(neighbour(-1), gradient_tag(mb), fmt::format("mb{}.send_gradient", mb));
@@ -267,13 +454,14 @@ class RankTraceBuilder {
 
   // One layer half (attention or MLP) with its TP communication: All-Reduce after it (Megatron's g in the
   // forward, f's conjugate in the backward), or All-Gather before and Reduce-Scatter after it under sequence
-  // parallelism (Korthikanti et al. 2022, fig. 5), in both passes.
-  void tensor_parallel_half(const std::string& name, const Work& forward, double scale) {
+  // parallelism (Korthikanti et al. 2022, fig. 5), in both passes. `body` adds the half's own nodes.
+  template <typename Body>
+  void tensor_parallel_half(const std::string& name, Body body) {
     const bool tp = spec_.tp > 1;
     const int64_t bytes = tp_collective_bytes(spec_);
     if (tp && spec_.sequence_parallel)
       collective(name + ".tp_all_gather", CommType::AllGather, bytes / spec_.tp, tp_group_);
-    compute(name, forward, scale);
+    body();
     if (tp && spec_.sequence_parallel) {
       collective(name + ".tp_reduce_scatter", CommType::ReduceScatter, bytes, tp_group_);
     } else if (tp) {
@@ -281,20 +469,145 @@ class RankTraceBuilder {
     }
   }
 
-  void gradient_sync() {
-    if (spec_.dp < 2)
-      return;
-    const int64_t bytes = stage_gradient_bytes(spec_, at_.pp);
-    if (spec_.distributed_optimizer) {
-      collective("dp_reduce_scatter_gradients", CommType::ReduceScatter, bytes, dp_group_);
-      collective("dp_all_gather_parameters", CommType::AllGather, bytes / spec_.dp, dp_group_);
+  static double scale_of(Pass pass) { return pass == Pass::Forward ? 1 : 2; }
+
+  // Ring attention: cp chunks of the attention, the rank's K and V (and, backward, their gradients) passed to the
+  // next CP rank between chunks; without CP one node.
+  void attention_half(const std::string& name, uint32_t mb, uint32_t layer, Pass pass) {
+    tensor_parallel_half(name, [&] {
+      if (spec_.cp == 1) {
+        compute(name, work_.attention, scale_of(pass));
+        return;
+      }
+      const double share = scale_of(pass) / spec_.cp;
+      const int64_t bytes = cp_message_bytes(spec_) * (pass == Pass::Forward ? 1 : 2);
+      for (uint32_t step = 0; step + 1 < spec_.cp; ++step) {
+        const int64_t tag = ring_tag(mb, layer, pass, step);
+        send_bytes(ring_peer(1), tag, fmt::format("{}.cp{}.send_kv", name, step), bytes);
+        compute(fmt::format("{}.cp{}", name, step), work_.attention, share);
+        receive_bytes(ring_peer(spec_.cp - 1), tag, fmt::format("{}.cp{}.recv_kv", name, step), bytes);
+      }
+      compute(fmt::format("{}.cp{}", name, spec_.cp - 1), work_.attention, share);
+    });
+  }
+
+  // The MLP half: a dense MLP, or (MoE layers) router, dispatch All-to-All, experts, combine All-to-All; the
+  // backward runs them in reverse (the combine's gradient first).
+  void mlp_half(const std::string& name, uint32_t layer, Pass pass) {
+    tensor_parallel_half(name, [&] {
+      const double k = scale_of(pass);
+      if (!moe_layer(spec_, layer)) {
+        compute(name, work_.mlp, k);
+        return;
+      }
+      const bool a2a = spec_.ep > 1;
+      const int64_t bytes = moe_all_to_all_bytes(spec_);
+      if (pass == Pass::Forward) {
+        compute(name + ".router", moe_.router, k);
+        if (a2a)
+          collective(name + ".ep_dispatch", CommType::AllToAll, bytes, ep_group_);
+        compute(name + ".experts", moe_.experts, k);
+        if (a2a)
+          collective(name + ".ep_combine", CommType::AllToAll, bytes, ep_group_);
+      } else {
+        if (a2a)
+          collective(name + ".ep_combine", CommType::AllToAll, bytes, ep_group_);
+        compute(name + ".experts", moe_.experts, k);
+        if (a2a)
+          collective(name + ".ep_dispatch", CommType::AllToAll, bytes, ep_group_);
+        compute(name + ".router", moe_.router, k);
+      }
+    });
+  }
+
+  // ZeRO-3: each rank holds 1/(DP x CP) of a layer's parameters (experts: 1/(DP x CP / EP)) and all-gathers them
+  // before use. The first layer of a pass is gathered on the stream (exposed); each gathers the next layer
+  // (`next`) off the stream, and that layer's first node waits for it (prefetch, one layer ahead).
+  void gather_layer(uint32_t mb, uint32_t layer, Pass pass, bool first, uint32_t next) {
+    const char* dir = pass == Pass::Forward ? "fwd" : "bwd";
+    if (first) {
+      gather(fmt::format("mb{}.L{}.{}.zero3_all_gather", mb, layer, dir), layer, true);
     } else {
-      collective("dp_all_reduce_gradients", CommType::AllReduce, bytes, dp_group_);
+      pending_ = std::move(prefetched_);  // this layer's gather, issued during the previous layer
+      prefetched_.clear();
+    }
+    if (next != layer)
+      prefetched_ = gather(fmt::format("mb{}.L{}.{}.zero3_all_gather", mb, next, dir), next, false);
+  }
+
+  std::vector<uint64_t> gather(const std::string& name, uint32_t layer, bool in_stream) {
+    const LayerParams p = layer_param_bytes(spec_, layer);
+    std::vector<uint64_t> ids;
+    ids.push_back(collective(name, CommType::AllGather, p.dense / spec_.grad_group(), dp_group_, in_stream));
+    if (p.experts > 0 && !expert_dp_group_.empty()) {
+      const uint32_t n = spec_.grad_group() / spec_.ep;
+      ids.push_back(collective(name + ".experts", CommType::AllGather, p.experts / n, expert_dp_group_, in_stream));
+    }
+    return ids;
+  }
+
+  // ZeRO-2/3: the layer's gradients reduce-scattered as soon as its backward is done, off the stream.
+  void reduce_scatter_layer(const std::string& prefix, uint32_t layer) {
+    const LayerParams p = layer_param_bytes(spec_, layer);
+    const int64_t dense = p.dense + (expert_dp_group_.empty() ? p.experts : 0);
+    if (spec_.grad_group() > 1)
+      collective(prefix + ".zero_reduce_scatter", CommType::ReduceScatter, dense, dp_group_, false);
+    if (!expert_dp_group_.empty() && p.experts > 0)
+      collective(prefix + ".zero_reduce_scatter.experts", CommType::ReduceScatter, p.experts, expert_dp_group_, false);
+  }
+
+  // Expert gradient bytes of this stage (reduced over the expert gradient group when EP > 1; otherwise they join
+  // the dense gradients).
+  int64_t stage_expert_bytes() const {
+    int64_t total = 0;
+    for (uint32_t l = layers_.first; l < layers_.first + layers_.count; ++l)
+      total += layer_param_bytes(spec_, l).experts;
+    return total;
+  }
+
+  void gradient_sync() {
+    const int64_t experts = stage_expert_bytes();
+    const bool expert_group = !expert_dp_group_.empty();
+    const int64_t stage = stage_gradient_bytes(spec_, at_.pp) + (spec_.ep == 1 ? experts : 0);
+    if (per_layer_reduce_scatter()) {
+      // The layers' gradients are already reduce-scattered; what remains are the embeddings (vocab x h / tp on the
+      // first stage and on the last, as stage_gradient_bytes counts them).
+      const int64_t table = to_bytes(d(spec_.model.vocab) * d(spec_.model.hidden) / spec_.tp * spec_.bytes_per_element);
+      const int64_t embeddings = (first_stage() ? table : 0) + (last_stage() ? table : 0);
+      if (embeddings > 0 && spec_.grad_group() > 1)
+        collective("dp_reduce_scatter_embeddings", CommType::ReduceScatter, embeddings, dp_group_);
+      if (spec_.fsdp == llm::Fsdp::kZero2 && spec_.grad_group() > 1) {
+        collective("dp_all_gather_parameters", CommType::AllGather, stage / spec_.grad_group(), dp_group_);
+        if (expert_group)
+          collective("dp_all_gather_parameters.experts", CommType::AllGather, experts / (spec_.grad_group() / spec_.ep),
+                     expert_dp_group_);
+      }
+      return;
+    }
+    sync("", stage, spec_.grad_group(), dp_group_);
+    if (expert_group)
+      sync(".experts", experts, spec_.grad_group() / spec_.ep, expert_dp_group_);
+  }
+
+  void sync(const std::string& suffix, int64_t bytes, uint32_t n, const std::string& group) {
+    if (n < 2)
+      return;
+    if (spec_.distributed_optimizer || spec_.fsdp == llm::Fsdp::kZero1) {
+      collective("dp_reduce_scatter_gradients" + suffix, CommType::ReduceScatter, bytes, group);
+      collective("dp_all_gather_parameters" + suffix, CommType::AllGather, bytes / n, group);
+    } else {
+      collective("dp_all_reduce_gradients" + suffix, CommType::AllReduce, bytes, group);
     }
   }
 
   static int64_t activation_tag(uint32_t mb) { return 2 * int64_t{mb}; }
   static int64_t gradient_tag(uint32_t mb) { return 2 * int64_t{mb} + 1; }
+  // Ring-attention messages: above every pipeline tag, one per (microbatch, layer, pass, step).
+  int64_t ring_tag(uint32_t mb, uint32_t layer, Pass pass, uint32_t step) const {
+    const int64_t base = 2 * int64_t{spec_.microbatches};
+    const int64_t slot = (int64_t{mb} * spec_.model.num_blocks + layer) * 2 + (pass == Pass::Forward ? 0 : 1);
+    return base + slot * spec_.cp + step;
+  }
 
   TraceNode& add(std::string name, NodeType type, bool in_stream) {
     TraceNode n;
@@ -303,8 +616,11 @@ class RankTraceBuilder {
     n.type = type;
     if (tail_)
       n.data_deps.push_back(*tail_);
-    if (in_stream)
+    if (in_stream) {
+      n.data_deps.insert(n.data_deps.end(), pending_.begin(), pending_.end());
+      pending_.clear();
       tail_ = n.id;
+    }
     trace_.nodes.push_back(std::move(n));
     return trace_.nodes.back();
   }
@@ -317,34 +633,48 @@ class RankTraceBuilder {
     n.duration_micros = static_cast<uint64_t>(std::llround(roofline_time(w, spec_).microseconds()));
   }
 
-  void collective(std::string name, CommType type, int64_t bytes, const std::string& group) {
-    TraceNode& n = add(std::move(name), NodeType::CommColl, true);
+  uint64_t collective(std::string name, CommType type, int64_t bytes, const std::string& group, bool in_stream = true) {
+    TraceNode& n = add(std::move(name), NodeType::CommColl, in_stream);
     n.comm_type = static_cast<int64_t>(type);
     n.comm_size = bytes;
     n.pg_name = group;
+    return n.id;
   }
 
   void send(uint32_t peer, int64_t tag, std::string name) {
-    TraceNode& n = add(std::move(name), NodeType::CommSend, false);
-    n.comm_dst = peer;
-    n.comm_size = pipeline_message_bytes(spec_);
-    n.comm_tag = tag;
+    send_bytes(peer, tag, std::move(name), pipeline_message_bytes(spec_));
   }
 
   void receive(uint32_t peer, int64_t tag, std::string name) {
+    receive_bytes(peer, tag, std::move(name), pipeline_message_bytes(spec_));
+  }
+
+  void send_bytes(uint32_t peer, int64_t tag, std::string name, int64_t bytes) {
+    TraceNode& n = add(std::move(name), NodeType::CommSend, false);
+    n.comm_dst = peer;
+    n.comm_size = bytes;
+    n.comm_tag = tag;
+  }
+
+  void receive_bytes(uint32_t peer, int64_t tag, std::string name, int64_t bytes) {
     TraceNode& n = add(std::move(name), NodeType::CommRecv, true);
     n.comm_src = peer;
-    n.comm_size = pipeline_message_bytes(spec_);
+    n.comm_size = bytes;
     n.comm_tag = tag;
   }
 
   const LlmTrainingSpec& spec_;
   RankCoords at_;
-  uint32_t layers_;
+  StageLayers layers_;
   LayerWork work_;
+  MoeWork moe_;
   std::string tp_group_;
   std::string dp_group_;
+  std::string ep_group_;
+  std::string expert_dp_group_;  // empty unless EP > 1 and the experts have replicas
   std::optional<uint64_t> tail_;
+  std::vector<uint64_t> pending_;     // gathers the next in-stream node waits for
+  std::vector<uint64_t> prefetched_;  // gathers issued for the next layer
   chakra::ChakraTrace trace_;
 };
 
@@ -365,7 +695,7 @@ std::string write_llm_training(const std::string& directory, const LlmTrainingSp
                                Progress* progress) {
   validate(spec);
   const std::string prefix = make_trace_directory(directory, "llm");
-  const uint32_t npus = spec.dp * spec.tp * spec.pp;
+  const uint32_t npus = spec.dp * spec.tp * spec.pp * spec.cp;
   ProgressScope written(progress, "generate: rank files written", npus);
   for (uint32_t rank = 0; rank < npus; ++rank) {
     write_chakra_trace(rank_file(prefix, rank), llm_rank_trace(spec, rank), gzip);
