@@ -18,7 +18,7 @@ bool launched_by_mpirun() {
          std::getenv("PMIX_RANK") != nullptr;
 }
 
-constexpr size_t kPacked = 27;
+constexpr size_t kPacked = 28;
 
 std::array<int64_t, kPacked> pack(const Candidate& c) {
   const Execution& e = c.execution;
@@ -48,7 +48,8 @@ std::array<int64_t, kPacked> pack(const Candidate& c) {
           e.training,
           e.expert_par,  // the search sets EP for MoE models
           e.context_par,
-          static_cast<int64_t>(e.fsdp)};
+          static_cast<int64_t>(e.fsdp),
+          e.fused_attention};
 }
 
 Candidate unpack(const int64_t* p, const IterationModel& model) {
@@ -81,6 +82,7 @@ Candidate unpack(const int64_t* p, const IterationModel& model) {
   e.expert_par = p[24];
   e.context_par = p[25];
   e.fsdp = static_cast<Fsdp>(p[26]);
+  e.fused_attention = p[27] != 0;
   place_block_groups(e, model.system());  // as the search placed them
   // The model is deterministic, so re-evaluating gives the sending rank's statistics exactly.
   c.stats = model.evaluate(e);

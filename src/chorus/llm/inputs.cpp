@@ -200,6 +200,8 @@ void parse_extensions(FieldReader& r, Execution& e, const System& sys) {
                                      std::pair{"zero2", Fsdp::kZero2}, std::pair{"zero3", Fsdp::kZero3}});
   }
   // ZeRO-1 is Calculon's optimizer_sharding; every ZeRO stage shards the optimizer state.
+  if (r.has("fused_attention"))
+    e.fused_attention = r.boolean("fused_attention");
   if (e.optimizer_sharding && e.fsdp == Fsdp::kNone)
     e.fsdp = Fsdp::kZero1;
   if (e.fsdp != Fsdp::kNone)
@@ -500,7 +502,8 @@ nlohmann::json execution_to_json(const Execution& e, const System& sys) {
           {"expert_par", e.expert_par},
           {"context_par_net", e.context_par_net},
           {"expert_par_net", e.expert_par_net},
-          {"fsdp", to_string(e.fsdp)}};
+          {"fsdp", to_string(e.fsdp)},
+          {"fused_attention", e.fused_attention}};
 }
 
 }  // namespace chorus::llm

@@ -186,6 +186,7 @@ struct Execution {
   int8_t context_par_net = 0;
   int8_t expert_par_net = 0;
   Fsdp fsdp = Fsdp::kNone;
+  bool fused_attention = false;  // Flash attention: no score matrix in HBM, scores recomputed on chip in backward
   // Ranks that hold the same weights and reduce their gradients: data x context parallel.
   int64_t grad_group() const { return data_par * context_par; }
 };
