@@ -33,8 +33,8 @@ namespace chorus::llm {
 // Dimensions beyond Calculon's space (expert parallelism joins it for MoE models in any case). Off, the space is
 // Calculon's, counted and ordered identically.
 struct SearchDims {
-  bool context_par = false;  // CP: every divisor of N / (TP x PP) that divides seq_size (DP = the rest)
-  bool fsdp = false;         // ZeRO-2 and ZeRO-3 beside none and ZeRO-1 (Calculon's optimizer sharding)
+  bool context_par = false;      // CP: every divisor of N / (TP x PP) that divides seq_size (DP = the rest)
+  bool fsdp = false;             // ZeRO-2 and ZeRO-3 beside none and ZeRO-1 (Calculon's optimizer sharding)
   bool fused_attention = false;  // every candidate runs fused (Flash) attention; the space's size is unchanged
 };
 
