@@ -129,6 +129,26 @@ double moe_share(const Application& app, const Execution& exe) {
   return static_cast<double>(app.num_blocks - app.dense_blocks) / static_cast<double>(app.num_blocks);
 }
 
+// Fused (Flash) attention (Dao et al. 2022; FlashAttention-2, Dao 2023): QK^T, softmax, dropout and AV run as one
+// kernel on on-chip tiles, so the mbs x heads x s_local x s score matrix never reaches HBM and is not stored for
+// backward. The kernel reads Q, K, V and writes O plus the softmax log-sum-exp statistics, one fp32 per query row and
+// head (mbs x heads x s_local x 4 bytes), kept for backward; dropout regenerates its mask from the RNG state.
+// Backward rebuilds the scores on chip: S = QK^T once more, 2 x mbs x heads x s_local x s x (d + rope) extra matrix
+// FLOPs (the forward QK^T count again, so QK^T's backward is 3x its forward), and P = exp(S - LSE), 2 vector FLOPs
+// per score. The softmax and dropout FLOPs stay; only their HBM traffic and stored bytes go.
+void fuse_attention(std::array<Layer, kMaxLayers>& l, double scores, double stats_elems, double bytes) {
+  l[2].agrad_flops += l[2].fw_flops;
+  l[2].out = 0;
+  l[3].agrad_flops += 2 * scores;
+  for (size_t i : {3, 4}) {
+    l[i].in = l[i].out = 0;
+    l[i].stored_bytes = 0;
+  }
+  l[5].in -= scores;  // V only
+  l[5].out += stats_elems;
+  l[5].stored_bytes = l[5].in * bytes + stats_elems * bytes;
+}
+
 Layers build_layers(const Application& app, const Execution& exe, double bytes) {
   const double p = static_cast<double>(exe.tensor_par);
   // Context parallelism splits the sequence: every token-wise layer sees s / CP tokens; attention computes the
@@ -200,26 +220,6 @@ Layers build_layers(const Application& app, const Execution& exe, double bytes) 
   out.add(vector_op(1, 1, outside_tp, outside_tp * 1.0));
   out.add(vector_op(1, 2, outside_tp, 0));
   return out;
-}
-
-// Fused (Flash) attention (Dao et al. 2022; FlashAttention-2, Dao 2023): QK^T, softmax, dropout and AV run as one
-// kernel on on-chip tiles, so the mbs x heads x s_local x s score matrix never reaches HBM and is not stored for
-// backward. The kernel reads Q, K, V and writes O plus the softmax log-sum-exp statistics, one fp32 per query row and
-// head (mbs x heads x s_local x 4 bytes), kept for backward; dropout regenerates its mask from the RNG state.
-// Backward rebuilds the scores on chip: S = QK^T once more, 2 x mbs x heads x s_local x s x (d + rope) extra matrix
-// FLOPs (the forward QK^T count again, so QK^T's backward is 3x its forward), and P = exp(S - LSE), 2 vector FLOPs
-// per score. The softmax and dropout FLOPs stay; only their HBM traffic and stored bytes go.
-void fuse_attention(std::array<Layer, kMaxLayers>& l, double scores, double stats_elems, double bytes) {
-  l[2].agrad_flops += l[2].fw_flops;
-  l[2].out = 0;
-  l[3].agrad_flops += 2 * scores;
-  for (size_t i : {3, 4}) {
-    l[i].in = l[i].out = 0;
-    l[i].stored_bytes = 0;
-  }
-  l[5].in -= scores;  // V only
-  l[5].out += stats_elems;
-  l[5].stored_bytes = l[5].in * bytes + stats_elems * bytes;
 }
 
 // Attention-only recompute keeps Q, K, V (inputs of the recomputed part) and drops the s^2 terms.
