@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "chorus/llm/block.hpp"
+#include "chorus/llm/search.hpp"
+#include "chorus/llm/system_presets.hpp"
 #include "llm_test_util.hpp"
 
 namespace chorus::llm {
@@ -63,6 +65,38 @@ TEST(LlmFusedAttention, StoresTheSoftmaxStatisticsInsteadOfTheScores) {
   EXPECT_DOUBLE_EQ(tiny_block(true).act_stored_bytes, 4352 + 128);
   // Attention-only recompute already drops the scores; fused on top re-runs the kernel and keeps Q, K, V: 4,352.
   EXPECT_DOUBLE_EQ(tiny_block(true, Recompute::kAttnOnly).act_stored_bytes, 4352);
+}
+
+TEST(LlmFusedAttention, SearchFlagRunsEveryCandidateFused) {
+  // 2-block model with 2,048-token sequences (scores dominate the activations) on 8 H100s: --fused-attention
+  // changes no count of the space, and each of its top candidates runs fused attention, which keeps less than the
+  // same execution unfused (fused keeps a s b x 4 bytes of statistics instead of 5 a s^2 b).
+  const Application app = parse_application({{"hidden", 256},
+                                             {"feedforward", 1024},
+                                             {"seq_size", 2048},
+                                             {"attn_heads", 8},
+                                             {"attn_size", 32},
+                                             {"num_blocks", 2},
+                                             {"vocab", 0}},
+                                            "small.json");
+  const IterationModel model(app, resolve_system("h100-80gb"));
+  SearchSpec spec;
+  spec.num_procs = 8;
+  spec.max_batch = 16;
+  spec.top_n = 3;
+  const SearchResult plain = run_search(model, spec);
+  spec.dims.fused_attention = true;
+  const SearchResult fused = run_search(model, spec);
+  EXPECT_EQ(fused.enumerated, plain.enumerated);
+  ASSERT_EQ(fused.top.size(), 3u);
+  for (const Candidate& c : fused.top) {
+    EXPECT_TRUE(c.execution.fused_attention);
+    Execution unfused = c.execution;
+    unfused.fused_attention = false;
+    EXPECT_LT(c.stats.memory.tier1, model.evaluate(unfused).memory.tier1);
+  }
+  for (const Candidate& c : plain.top)
+    EXPECT_FALSE(c.execution.fused_attention);
 }
 
 }  // namespace
