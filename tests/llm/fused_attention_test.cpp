@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "chorus/llm/block.hpp"
+#include "chorus/llm/inference.hpp"
 #include "chorus/llm/search.hpp"
 #include "chorus/llm/system_presets.hpp"
 #include "llm_test_util.hpp"
@@ -65,6 +66,22 @@ TEST(LlmFusedAttention, StoresTheSoftmaxStatisticsInsteadOfTheScores) {
   EXPECT_DOUBLE_EQ(tiny_block(true).act_stored_bytes, 4352 + 128);
   // Attention-only recompute already drops the scores; fused on top re-runs the kernel and keeps Q, K, V: 4,352.
   EXPECT_DOUBLE_EQ(tiny_block(true, Recompute::kAttnOnly).act_stored_bytes, 4352);
+}
+
+TEST(LlmFusedAttention, InferPrefillHasNoScoreWorkingSet) {
+  // The tiny model with a 64-token prompt, one sequence on one GPU, bfloat16 (2 bytes). The prefill working set is
+  // the widest layer's input + output plus the residual stream (m h = 64 x 8 = 512 elements). Unfused, the widest
+  // is the softmax over a s^2 = 2 x 64 x 64 = 8,192 scores (in + out 16,384); fused, the GeLU: m ff in and out,
+  // 2 x 64 x 32 = 4,096. So (4,096 + 512) x 2 = 9,216 bytes, not (16,384 + 512) x 2 = 33,792.
+  Application a = tiny();
+  a.vocab = 0;
+  const System sys = resolve_system("h100-80gb");
+  ServingConfig c;
+  c.prompt = 64;
+  c.output = 1;
+  c.batch = 1;
+  c.datatype = sys.datatype_index("bfloat16");
+  EXPECT_DOUBLE_EQ(evaluate_inference(a, sys, c).workspace_bytes, 9216);
 }
 
 TEST(LlmFusedAttention, SearchFlagRunsEveryCandidateFused) {
