@@ -190,7 +190,7 @@ Layers build_layers(const Application& app, const Execution& exe, double bytes) 
   l[4] = vector_op(1, 1, scores, scores * 1.0);  // dropout keeps a one-byte mask
   l[4].attention_core = true;
   l[5] = batch_matmul(mbs * heads, s_local, s, d, scores + kv_elems, q, (scores + kv_elems) * bytes);
-  if (exe.fused_attention)
+  if (exe.fused_attention)  // the statistics counted in elements of the datatype, so 4 bytes each come out
     fuse_attention(l, scores, mbs * heads * s_local * kStatsBytes / bytes, bytes);
   l[kOutProj] = linear(m, heads * d, h, q * bytes);
   l[7] = vector_op(1, 1, outside_tp, outside_tp * 1.0);
