@@ -2,7 +2,7 @@
 //
 //   chorus llm run      --model M.json --system S.json --exec E.json [--json]
 //   chorus llm search   --model M.json --system S.json --gpus 1024 --max-batch 1536 [--top 20] [--threads N]
-//                       [--context-par] [--fsdp]
+//                       [--context-par] [--fsdp] [--fused-attention]
 //                       [--csv all.csv] [--datatype float16] [--json]
 //   chorus llm validate [--json]
 //   chorus llm systems  [--show NAME]
@@ -59,6 +59,7 @@ struct SearchOptions {
   std::string tp_overlap_model = "calculon";
   bool context_par = false;
   bool fsdp = false;
+  bool fused_attention = false;
 };
 
 struct InferOptions {
@@ -139,7 +140,8 @@ std::string top_line(size_t i, const llm::Candidate& c) {
                                                          : std::string()) +
          (e.context_par > 1 ? fmt::format(" cp{}", e.context_par) : std::string()) +
          (e.fsdp == llm::Fsdp::kZero2 || e.fsdp == llm::Fsdp::kZero3 ? fmt::format(" {}", llm::to_string(e.fsdp))
-                                                                     : std::string());
+                                                                     : std::string()) +
+         (e.fused_attention ? " fa" : "");
 }
 
 // Top configurations whose Calculon TP overlap beats the collective's own time (tp_overlap_bound.hpp).
@@ -175,6 +177,7 @@ void run_search(const SearchOptions& o) {
   spec.dims.calculon_tp_overlap = o.tp_overlap_model != "decomposed";
   spec.dims.context_par = o.context_par;
   spec.dims.fsdp = o.fsdp;
+  spec.dims.fused_attention = o.fused_attention;
   spec.rank = group.rank();
   spec.ranks = group.size();
   std::unique_ptr<std::ofstream> csv;
@@ -440,6 +443,8 @@ void register_llm_command(CLI::App& app) {
   search->add_flag("--context-par", search_opts->context_par,
                    "also search context parallelism (every divisor of GPUs / (TP x PP) that divides seq_size)");
   search->add_flag("--fsdp", search_opts->fsdp, "also search ZeRO-2 and ZeRO-3 (FSDP) beside none and ZeRO-1");
+  search->add_flag("--fused-attention", search_opts->fused_attention,
+                   "every configuration runs fused (Flash) attention: no score matrix in HBM or memory");
   search->callback([search_opts] { run_search(*search_opts); });
 
   auto validate_opts = std::make_shared<ValidateOptions>();

@@ -206,6 +206,16 @@ TEST(LlmBadInput, BadEnumValue) {
       "activation_recompute");
 }
 
+TEST(LlmBadInput, FusedAttentionNotABoolean) {
+  auto j = good_exec();
+  EXPECT_FALSE(parse_execution(j, "in.json", parse_application(good_model(), "m"), parse_system(good_system(), "s"))
+                   .fused_attention);  // absent: Calculon's attention
+  j["fused_attention"] = "yes";
+  expect_error(
+      [&] { parse_execution(j, "in.json", parse_application(good_model(), "m"), parse_system(good_system(), "s")); },
+      "fused_attention");
+}
+
 TEST(LlmBadInput, CliPrintsOneLineNamingFileAndKeyAndExits2) {
   const std::string dir = ::testing::TempDir();
   auto j = good_model();

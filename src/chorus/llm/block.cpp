@@ -51,6 +51,7 @@ Layer layer_norm(double elements, double hidden, double bytes) {
 }
 
 constexpr size_t kMaxLayers = 24;
+constexpr double kStatsBytes = 4;  // fused attention's log-sum-exp, fp32 per query row and head
 // Indices of the linears next to a TP communication point, whose compute a tiled collective can hide behind.
 constexpr size_t kQkv = 1;
 constexpr size_t kOutProj = 6;
@@ -128,6 +129,26 @@ double moe_share(const Application& app, const Execution& exe) {
   return static_cast<double>(app.num_blocks - app.dense_blocks) / static_cast<double>(app.num_blocks);
 }
 
+// Fused (Flash) attention (Dao et al. 2022; FlashAttention-2, Dao 2023): QK^T, softmax, dropout and AV run as one
+// kernel on on-chip tiles, so the mbs x heads x s_local x s score matrix never reaches HBM and is not stored for
+// backward. The kernel reads Q, K, V and writes O plus the softmax log-sum-exp statistics, one fp32 per query row and
+// head (mbs x heads x s_local x 4 bytes), kept for backward; dropout regenerates its mask from the RNG state.
+// Backward rebuilds the scores on chip: S = QK^T once more, 2 x mbs x heads x s_local x s x (d + rope) extra matrix
+// FLOPs (the forward QK^T count again, so QK^T's backward is 3x its forward), and P = exp(S - LSE), 2 vector FLOPs
+// per score. The softmax and dropout FLOPs stay; only their HBM traffic and stored bytes go.
+void fuse_attention(std::array<Layer, kMaxLayers>& l, double scores, double stats_elems, double bytes) {
+  l[2].agrad_flops += l[2].fw_flops;
+  l[2].out = 0;
+  l[3].agrad_flops += 2 * scores;
+  for (size_t i : {3, 4}) {
+    l[i].in = l[i].out = 0;
+    l[i].stored_bytes = 0;
+  }
+  l[5].in -= scores;  // V only
+  l[5].out += stats_elems;
+  l[5].stored_bytes = l[5].in * bytes + stats_elems * bytes;
+}
+
 Layers build_layers(const Application& app, const Execution& exe, double bytes) {
   const double p = static_cast<double>(exe.tensor_par);
   // Context parallelism splits the sequence: every token-wise layer sees s / CP tokens; attention computes the
@@ -169,6 +190,8 @@ Layers build_layers(const Application& app, const Execution& exe, double bytes) 
   l[4] = vector_op(1, 1, scores, scores * 1.0);  // dropout keeps a one-byte mask
   l[4].attention_core = true;
   l[5] = batch_matmul(mbs * heads, s_local, s, d, scores + kv_elems, q, (scores + kv_elems) * bytes);
+  if (exe.fused_attention)  // the statistics counted in elements of the datatype, so 4 bytes each come out
+    fuse_attention(l, scores, mbs * heads * s_local * kStatsBytes / bytes, bytes);
   l[kOutProj] = linear(m, heads * d, h, q * bytes);
   l[7] = vector_op(1, 1, outside_tp, outside_tp * 1.0);
   l[8] = vector_op(1, 2, outside_tp, 0);  // residual add; its gradient also sums the fork

@@ -13,7 +13,8 @@
 // its own) is fixed; BlockCost::re_calculon keeps the buggy sum only so tests can show the difference.
 //
 // Mixture of experts (grouped expert GEMMs, router, shared experts, dispatch/combine All-to-All), context
-// parallelism (ring attention) and FP8 cast overheads are chorus extensions, documented in docs/llm.md.
+// parallelism (ring attention), FP8 cast overheads and fused (Flash) attention are chorus extensions, documented in
+// docs/llm.md.
 //
 //   BlockCost b = block_cost(app, exe, hw, {&tp_net, &cp_net, &ep_net});
 #pragma once

@@ -18,7 +18,7 @@ bool launched_by_mpirun() {
          std::getenv("PMIX_RANK") != nullptr;
 }
 
-constexpr size_t kPacked = 28;
+constexpr size_t kPacked = 29;
 
 std::array<int64_t, kPacked> pack(const Candidate& c) {
   const Execution& e = c.execution;
@@ -49,7 +49,8 @@ std::array<int64_t, kPacked> pack(const Candidate& c) {
           e.expert_par,  // the search sets EP for MoE models
           e.context_par,
           static_cast<int64_t>(e.fsdp),
-          static_cast<int64_t>(e.tp_gemm_overlap)};
+          static_cast<int64_t>(e.tp_gemm_overlap),
+          e.fused_attention};
 }
 
 Candidate unpack(const int64_t* p, const IterationModel& model) {
@@ -83,6 +84,7 @@ Candidate unpack(const int64_t* p, const IterationModel& model) {
   e.context_par = p[25];
   e.fsdp = static_cast<Fsdp>(p[26]);
   e.tp_gemm_overlap = static_cast<TpGemmOverlap>(p[27]);
+  e.fused_attention = p[28] != 0;
   place_block_groups(e, model.system());  // as the search placed them
   // The model is deterministic, so re-evaluating gives the sending rank's statistics exactly.
   c.stats = model.evaluate(e);

@@ -72,6 +72,9 @@ Execution prefill_execution(const ServingConfig& c) {
   e.datatype = c.datatype;
   e.training = false;
   e.fused_activation = true;
+  // Serving engines (vLLM, TensorRT-LLM, SGLang) run prefill attention as fused (Flash) kernels: no score matrix in
+  // HBM, and no s x s working set.
+  e.fused_attention = true;
   e.recompute = Recompute::kNone;
   e.tp_comm = TpCommType::kAr;
   e.tensor_par_net = c.tp_net;

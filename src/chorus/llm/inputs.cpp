@@ -208,6 +208,8 @@ void parse_extensions(FieldReader& r, Execution& e, const System& sys) {
                    std::pair{"summa", TpGemmOverlap::kSumma}});
   }
   // ZeRO-1 is Calculon's optimizer_sharding; every ZeRO stage shards the optimizer state.
+  if (r.has("fused_attention"))
+    e.fused_attention = r.boolean("fused_attention");
   if (e.optimizer_sharding && e.fsdp == Fsdp::kNone)
     e.fsdp = Fsdp::kZero1;
   if (e.fsdp != Fsdp::kNone)
@@ -539,7 +541,8 @@ nlohmann::json execution_to_json(const Execution& e, const System& sys) {
           {"context_par_net", e.context_par_net},
           {"expert_par_net", e.expert_par_net},
           {"fsdp", to_string(e.fsdp)},
-          {"tp_gemm_overlap", to_string(e.tp_gemm_overlap)}};
+          {"tp_gemm_overlap", to_string(e.tp_gemm_overlap)},
+          {"fused_attention", e.fused_attention}};
 }
 
 }  // namespace chorus::llm

@@ -190,6 +190,7 @@ struct Execution {
   int8_t expert_par_net = 0;
   Fsdp fsdp = Fsdp::kNone;
   TpGemmOverlap tp_gemm_overlap = TpGemmOverlap::kNone;  // key tp_gemm_overlap
+  bool fused_attention = false;  // Flash attention: no score matrix in HBM, scores recomputed on chip in backward
   // Ranks that hold the same weights and reduce their gradients: data x context parallel.
   int64_t grad_group() const { return data_par * context_par; }
 };

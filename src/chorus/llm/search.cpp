@@ -254,6 +254,7 @@ class TaskRunner {
     e.expert_par = t.ep;
     e.context_par = t.cp;
     e.fsdp = t.zero;
+    e.fused_attention = spec_.dims.fused_attention;
     // The All-to-All and the CP ring are part of the block, which a group shares across DP tiers.
     place_block_groups(e, model_.system());
     ordinal_ = t.index << 32;

@@ -43,6 +43,7 @@ struct SearchDims {
   // Try Calculon's tiled TP overlaps (tensor_par_overlap ring and pipe). Off with tp_gemm_overlap on compares the
   // decomposed GEMMs with no overlap only (Calculon's tiles can beat the collective's own time; docs/llm.md).
   bool calculon_tp_overlap = true;
+  bool fused_attention = false;  // every candidate runs fused (Flash) attention; the space's size is unchanged
 };
 
 struct SearchSpec {
