@@ -16,8 +16,9 @@
 
 namespace chorus {
 
-// Creates `directory` (and its parents) and returns "<directory>/<stem>". Throws chorus::Error(directory, field,
-// "cannot create the directory: ...").
+// Creates `directory` (and its parents) and returns "<directory>/<stem>". An earlier export's files there that the
+// loader would mix with the new one go first: <stem>.<rank>.et files, and a symmetric workload's classes.json and
+// class.<k>.et. Throws chorus::Error(directory, field, "cannot create the directory: ...").
 std::string make_trace_directory(const std::string& directory, const std::string& stem,
                                  const Field& field = Argument{"out"});
 
