@@ -62,7 +62,7 @@ void print_json(const fused::FusedRequest& q, const fused::FusedResult& r, doubl
   j["gpu"] = q.gpu.name;
   j["npus"] = q.npus;
   j["collective"] = chakra::to_string(r.collective);
-  j["comm_size"] = r.work.comm_size;
+  j["comm_size"] = r.work.comm_size.count();
   j["compute_ns"] = ns(r.compute);
   j["fused_compute_ns"] = ns(r.fused_compute);
   j["memory_bound"] = r.memory_bound;
@@ -88,7 +88,7 @@ void print_text(const fused::FusedRequest& q, const fused::FusedResult& r) {
   fmt::print("compute      {} alone ({}-bound); {} with {} of {} workgroups communicating\n", to_string(r.compute),
              r.memory_bound ? "memory" : "compute", to_string(r.fused_compute), q.comm_workgroups, q.gpu.compute_units);
   fmt::print("collective   {} of {}: {} (lower bound {})\n", chakra::to_string(r.collective),
-             to_string(Bytes(r.work.comm_size)), to_string(r.collective_time), to_string(r.collective_bound));
+             to_string(r.work.comm_size), to_string(r.collective_time), to_string(r.collective_bound));
   fmt::print(
       "tiles        {} ({} workgroup waves): {} compute, {} transfer ({} of it occupying the network) per "
       "tile\n",

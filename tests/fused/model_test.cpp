@@ -57,7 +57,7 @@ void expect_near_ps(Time a, Time b) {
 TEST(FusedModel, ExplicitTilesFollowTheClosedForm) {
   const FusedResult r = evaluate(gemm_a2a(4));
   expect_near_ps(r.compute, Time::ps(16'777'216));
-  EXPECT_EQ(r.work.comm_size, 131'072);
+  EXPECT_EQ(r.work.comm_size, Bytes(131'072));
   EXPECT_EQ(r.waves, 4u);
   EXPECT_EQ(r.collective_time, all_to_all(131'072));
   // c = 16.777216 us / 4; x = the All-to-All of 131072 / 4 bytes; its latency L = 2 x(32768) - x(65536) overlaps
@@ -120,7 +120,7 @@ TEST(FusedModel, AllGatherGemmPipelinesByShard) {
   q.gpu = test_gpu();
   const FusedResult r = evaluate(q);
   EXPECT_EQ(r.tiles, 2u);
-  EXPECT_EQ(r.work.comm_size, 256 * 128 * 2);  // each GPU's shard
+  EXPECT_EQ(r.work.comm_size, Bytes(256 * 128 * 2));  // each GPU's shard
   // 2 shards: c = compute / 2, x = the whole All-Gather's one step (P - 1 = 1): fused = c + max(c, x).
   EXPECT_EQ(r.tile_transfer, r.collective_time);
   EXPECT_EQ(r.fused, r.tile_compute + std::max(r.tile_compute, r.tile_transfer));

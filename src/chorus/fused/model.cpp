@@ -56,7 +56,7 @@ class TileEvaluator {
       t.tile.transfer = split_time(base_.collective_time, std::max<uint32_t>(r_.npus - 1, 1));
       t.tile.occupancy = t.tile.transfer;  // a ring step forwards what the previous step brought: no overlap
     } else {
-      const TileTransfer x = tile_transfer(timer_, base_.collective, Bytes(base_.work.comm_size), tiles, members_);
+      const TileTransfer x = tile_transfer(timer_, base_.collective, base_.work.comm_size, tiles, members_);
       t.tile.transfer = x.transfer + r_.tile_overhead;
       t.tile.occupancy = x.occupancy + r_.tile_overhead;
     }
@@ -105,8 +105,8 @@ FusedResult evaluate_fused(const FusedRequest& r, CollectiveTimer& timer, GroupB
 
   std::vector<uint32_t> members(r.npus);
   std::iota(members.begin(), members.end(), 0U);
-  out.collective_time = timer.time(out.collective, Bytes(out.work.comm_size), members).duration;
-  out.collective_bound = bounds.bound(out.collective, Bytes(out.work.comm_size), members);
+  out.collective_time = timer.time(out.collective, out.work.comm_size, members).duration;
+  out.collective_bound = bounds.bound(out.collective, out.work.comm_size, members);
 
   const TileEvaluator evaluate(r, out, timer, members);
   std::vector<uint32_t> tries;

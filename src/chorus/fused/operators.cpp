@@ -105,7 +105,7 @@ OperatorWork operator_work(FusedOp op, const OperatorShape& s, uint32_t npus) {
     w.flops = 2.0 * static_cast<double>(product({s.m, local_k}, Argument{"m"}));
     w.memory_bytes =
         static_cast<double>(dt) * static_cast<double>(product({s.m, local_k}, Argument{"m"}) + local_k + s.m);
-    w.comm_size = product({s.m, dt}, Argument{"m"});
+    w.comm_size = Bytes(product({s.m, dt}, Argument{"m"}));
     w.output_tiles = ceil_div(s.m, kGemvRows);
     return w;
   }
@@ -121,7 +121,7 @@ OperatorWork operator_work(FusedOp op, const OperatorShape& s, uint32_t npus) {
       const int64_t pooled = product({s.m, s.n, s.k}, Argument{"m"});
       w.flops = static_cast<double>(pooled) * static_cast<double>(s.pooling);  // one add per pooled element
       w.memory_bytes = static_cast<double>(dt) * static_cast<double>(pooled) * static_cast<double>(s.pooling + 1);
-      w.comm_size = checked_mul(pooled, dt, "", Argument{"m"});
+      w.comm_size = Bytes(checked_mul(pooled, dt, "", Argument{"m"}));
       w.output_tiles = product({ceil_div(s.m, kEmbeddingSamples), s.n}, Argument{"m"});
       return w;
     }
@@ -135,7 +135,7 @@ OperatorWork operator_work(FusedOp op, const OperatorShape& s, uint32_t npus) {
       w.memory_bytes = static_cast<double>(dt) * (static_cast<double>(s.m) * static_cast<double>(local_k) +
                                                   static_cast<double>(local_k) * static_cast<double>(s.n) +
                                                   static_cast<double>(s.m) * static_cast<double>(s.n));
-      w.comm_size = checked_mul(product({s.m, s.n}, Argument{"m"}), dt, "", Argument{"m"});
+      w.comm_size = Bytes(checked_mul(product({s.m, s.n}, Argument{"m"}), dt, "", Argument{"m"}));
       w.output_tiles = product({ceil_div(s.m, kGemmTile), ceil_div(s.n, kGemmTile)}, Argument{"m"});
       return w;
     }
@@ -151,7 +151,7 @@ OperatorWork operator_work(FusedOp op, const OperatorShape& s, uint32_t npus) {
       w.memory_bytes = static_cast<double>(dt) * (static_cast<double>(s.m) * static_cast<double>(s.k) +
                                                   static_cast<double>(s.k) * static_cast<double>(local_n) +
                                                   static_cast<double>(s.m) * static_cast<double>(local_n));
-      w.comm_size = checked_mul(product({s.m / p, s.k}, Argument{"m"}), dt, "", Argument{"m"});
+      w.comm_size = Bytes(checked_mul(product({s.m / p, s.k}, Argument{"m"}), dt, "", Argument{"m"}));
       w.output_tiles = product({ceil_div(s.m, kGemmTile), ceil_div(local_n, kGemmTile)}, Argument{"m"});
       return w;
     }

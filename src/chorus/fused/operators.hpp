@@ -57,7 +57,7 @@ struct OperatorShape {
 struct OperatorWork {
   double flops = 0;         // per GPU
   double memory_bytes = 0;  // per GPU, HBM traffic (operands read once, output written once)
-  int64_t comm_size = 0;    // Chakra comm_size of the collective (All-Gather: each GPU's contribution)
+  Bytes comm_size;          // Chakra comm_size of the collective (All-Gather: each GPU's contribution)
   int64_t output_tiles = 0;
 };
 

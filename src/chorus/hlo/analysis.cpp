@@ -230,7 +230,7 @@ class Analyzer {
       double network_t = collective_time(op, operand_bytes, r.group_size);
       if (o_.network != nullptr) {
         const auto t =
-            o_.network->time(op, static_cast<int64_t>(operand_bytes), replica_group_members(m_, in, o_.npus));
+            o_.network->time(op, Bytes(static_cast<int64_t>(operand_bytes)), replica_group_members(m_, in, o_.npus));
         if (t) {
           network_t = t->time_s;
           r.lower_bound_s = t->bound_s;

@@ -36,17 +36,17 @@ std::string CollectiveNetwork::describe() const {
                      system_ ? "algorithms of the collective system JSON" : "native algorithms");
 }
 
-std::optional<CollectiveTiming> CollectiveNetwork::time(const std::string& opcode, int64_t bytes,
+std::optional<CollectiveTiming> CollectiveNetwork::time(const std::string& opcode, Bytes bytes,
                                                         const std::vector<std::vector<uint32_t>>& groups) {
   const auto type = hlo_comm_type(opcode);
   if (!type)
     return std::nullopt;
   CollectiveTiming out;
   for (const std::vector<uint32_t>& members : groups) {
-    if (members.size() < 2 || bytes <= 0)
+    if (members.size() < 2 || bytes.count() <= 0)
       continue;  // a group of one device, or nothing to move, costs nothing
-    const TimedCollective& t = timer_.time(*type, Bytes(bytes), members);
-    const Time bound = bounds_.bound(*type, Bytes(bytes), members);
+    const TimedCollective& t = timer_.time(*type, bytes, members);
+    const Time bound = bounds_.bound(*type, bytes, members);
     out.below_bound |= !physically_feasible(t.duration, bound);
     if (t.duration.seconds() >= out.time_s) {
       out.time_s = t.duration.seconds();

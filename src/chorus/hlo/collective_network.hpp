@@ -37,7 +37,7 @@ class CollectiveNetwork {
   std::string describe() const;
   // `bytes` is one device's operand data (Chakra's comm_size). nullopt for opcodes the collective layer does not
   // time (collective-permute, send, recv, collective-broadcast). Groups run at once, each on its own members.
-  std::optional<CollectiveTiming> time(const std::string& opcode, int64_t bytes,
+  std::optional<CollectiveTiming> time(const std::string& opcode, Bytes bytes,
                                        const std::vector<std::vector<uint32_t>>& groups);
 
  private:
