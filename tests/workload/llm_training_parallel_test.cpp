@@ -9,6 +9,7 @@
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/topology/generators.hpp"
 #include "chorus/workload/generators/llm_training.hpp"
+#include "tests/workload/tiny_llm_model.hpp"
 
 namespace chorus {
 namespace {
@@ -16,19 +17,9 @@ namespace {
 using chakra::CommType;
 using chakra::NodeType;
 
-// h 64, 4 heads of 16 (4 K/V heads), feedforward 256, 32 tokens, 4 blocks, vocab 128, GeLU.
 llm::Application tiny_model() {
-  llm::Application m;
-  m.hidden = 64;
-  m.feedforward = 256;
-  m.seq_size = 32;
-  m.attn_heads = 4;
-  m.attn_size = 16;
-  m.kv_heads = 4;
-  m.num_blocks = 4;
-  m.vocab = 128;
-  return m;
-}
+  return testing_support::tiny_llm_model();
+}  // tiny_llm_model.hpp
 
 // The tiny model with 4 routed experts of 128, top-2, the first block dense.
 llm::Application tiny_moe() {

@@ -11,6 +11,7 @@
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/topology/generators.hpp"
 #include "chorus/workload/generators/llm_training.hpp"
+#include "tests/workload/tiny_llm_model.hpp"
 
 namespace chorus {
 namespace {
@@ -18,19 +19,9 @@ namespace {
 using chakra::CommType;
 using chakra::NodeType;
 
-// h 64, 4 heads of 16, feedforward 256, 32 tokens, 4 blocks, vocab 128, GeLU: small enough to count by hand.
 llm::Application tiny_model() {
-  llm::Application m;
-  m.hidden = 64;
-  m.feedforward = 256;
-  m.seq_size = 32;
-  m.attn_heads = 4;
-  m.attn_size = 16;
-  m.kv_heads = 4;
-  m.num_blocks = 4;
-  m.vocab = 128;
-  return m;
-}
+  return testing_support::tiny_llm_model();
+}  // tiny_llm_model.hpp
 
 LlmTrainingSpec tiny_spec(uint32_t dp, uint32_t tp, uint32_t pp, uint32_t microbatches) {
   LlmTrainingSpec s;
