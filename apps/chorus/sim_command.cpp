@@ -52,7 +52,7 @@ struct SimOptions {
   bool report = false;  // DIR/report.html (report/sim_report.hpp)
   std::string timeline_level = "auto";
   size_t timeline_max_events = TimelineLimits{}.max_events;
-  size_t link_bins = 500;      // timeline.json's link-utilisation counters: bins over the run (runtime/link_load.hpp)
+  int64_t link_bins = 500;     // timeline.json's link-utilisation counters: bins over the run (runtime/link_load.hpp)
   double injection_scale = 1;  // ASTRA-sim: multiplies the system JSON's endpoint-delay
   // ASTRA-sim options chorus accepts without using, and why, with the option each registered.
   std::array<std::pair<const char*, const char*>, 7> ignored{{
@@ -118,9 +118,11 @@ void check_applicable(const SimOptions& o, const std::optional<AstraSystemConfig
   }
   if (o.timeline_max_events == 0)
     throw Error("", "--timeline-max-events", "is 0; must be >= 1 (--no-timeline writes none)");
-  if (o.link_bins > 100'000)
-    throw Error("", "--timeline-link-bins",
-                fmt::format("is {}; at most 100000 (each bin is an event per link group)", o.link_bins));
+  if (o.link_bins < 0 || o.link_bins > 100'000) {
+    throw Error(
+        "", "--timeline-link-bins",
+        fmt::format("is {}; expected 0 (no counters) to 100000 (each bin is an event per link group)", o.link_bins));
+  }
   if (o.report && o.out.empty())
     throw Error("", "--report", "applies only with --out (it writes DIR/report.html)");
   if (o.no_timeline && o.out.empty())
@@ -175,7 +177,7 @@ void run(const SimOptions& o) {
   options.record_timeline = !o.no_timeline && !o.out.empty();
   options.lower_bounds = !o.no_bounds;
   options.link_stats = !o.out.empty();  // links.csv (aware and flow only)
-  options.link_load_bins = options.record_timeline ? o.link_bins : 0;
+  options.link_load_bins = options.record_timeline ? static_cast<size_t>(o.link_bins) : 0;
   options.contention = o.contention;
   const std::unique_ptr<Progress> progress = terminal_progress(o.json);
   options.progress = progress.get();

@@ -10,6 +10,7 @@
 // Bins: 300,000 / 2e6 = 0.15; 1,400,000 / 2e6 = 0.7; 200,000 / 2e6 = 0.1; 100,000 / 2e6 = 0.05.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -102,6 +103,27 @@ TEST(LinkLoadCli, CountersCarryEveryByteOfTheRun) {
   ASSERT_GT(links_csv_bytes, 0);
   EXPECT_NEAR(carried / links_csv_bytes, 1.0, 1e-3);  // the bin width is rounded to a picosecond
   fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace chorus
+
+namespace chorus {
+namespace {
+
+// A bin count below 0 or above 100,000 is refused in one line naming the option, before anything runs.
+TEST(LinkLoadCli, BinCountsOutOfRangeAreRefused) {
+  for (const char* bins : {"-3", "100001"}) {
+    const auto sim = testing_support::run_chorus_split(
+        {"sim", "--workload",
+         CHORUS_SOURCE_DIR "/tests/data/reference/chakra-traces/all_reduce_1048576B/8npus/all_reduce", "--topology",
+         "ring:8", "--bandwidth", "50GB/s", "--latency", "1us", "--model", "flow", "--out",
+         ::testing::TempDir() + "/chorus_link_bins_refused", "--timeline-link-bins", bins});
+    EXPECT_EQ(sim.status, 2) << bins;
+    EXPECT_NE(sim.err.find("--timeline-link-bins: is " + std::string(bins) + "; expected 0"), std::string::npos)
+        << sim.err;
+    EXPECT_EQ(std::count(sim.err.begin(), sim.err.end(), '\n'), 1) << sim.err;
+  }
 }
 
 }  // namespace
