@@ -18,7 +18,9 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "chorus/io/output_file.hpp"
+#include "chorus/io/text_file.hpp"
 #include "chorus/report/synth_report.hpp"
+#include "chorus/sim/synth_msccl.hpp"
 #include "chorus/synth/chakra_export.hpp"
 #include "chorus/synth/demand.hpp"
 #include "chorus/synth/dimensional.hpp"
@@ -33,6 +35,9 @@
 namespace chorus::cli {
 
 namespace {
+
+// --out --verify reads the written XML back up to this size.
+constexpr uint64_t kMscclReadBackBytes = uint64_t{256} << 20;
 
 struct SynthCommandOptions {
   TopologyOptions topology;
@@ -200,11 +205,16 @@ void run(const SynthCommandOptions& o) {
     return run_dimensional(o, topology, options);
   const SynthResult r = synthesize(topology, options);
   const SynthBound bound = synth_lower_bound(topology, options);
+  SynthMscclLayout layout;
+  std::optional<SynthMscclRun> program;  // --out --verify: the written XML read back and run
   if (!o.out.empty()) {
-    const MscclXml xml(r, "chorus-synth");
+    layout = choose_synth_msccl_layout(topology, r);
+    const MscclXml xml(r, "chorus-synth", layout.options);
     if (const auto warning = msccl_size_warning(xml.shape(), kMscclLargeXmlBytes))
       std::cerr << "warning: " << *warning << "\n";
     xml.write(o.out);
+    if (o.verify && synth_msccl_runnable(topology, r) && xml.shape().bytes <= kMscclReadBackBytes)
+      program = run_synth_msccl(topology, r, read_text_file(o.out), o.out);
   }
   if (!o.schedule_json.empty())
     write_schedule_json(o.schedule_json, r);
@@ -270,6 +280,16 @@ void run(const SynthCommandOptions& o) {
       if (!check->ok)
         j["verify_error"] = check->problem;
     }
+    if (program) {
+      j["msccl_checked"] = program->checked;
+      j["msccl_aware_ns"] = ns(program->aware);
+      j["msccl_flow_ns"] = ns(program->flow);
+    }
+    if (layout.unordered) {
+      j["msccl_switch_sends"] = layout.options.order_switch_sends ? "ordered" : "runtime";
+      j["msccl_flow_runtime_ns"] = ns(layout.unordered->flow);
+      j["msccl_flow_ordered_ns"] = ns(layout.ordered->flow);
+    }
     std::cout << j.dump() << "\n";
   } else {
     fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(r.kind), to_string(r.size), topology.name(),
@@ -291,6 +311,17 @@ void run(const SynthCommandOptions& o) {
     }
     if (!o.out.empty())
       fmt::print("msccl xml    {}\n", o.out);
+    if (layout.unordered) {
+      fmt::print(
+          "  switches   a GPU's sends into the fabric {} (flow model: {} ordered as synthesized, {} left to the "
+          "runtime)\n",
+          layout.options.order_switch_sends ? "wait for one another" : "are left to the runtime",
+          to_string(layout.ordered->flow), to_string(layout.unordered->flow));
+    }
+    if (program) {
+      fmt::print("  read back  computes {}; {} under the aware model, {} under the flow model\n", to_string(r.kind),
+                 to_string(program->aware), to_string(program->flow));
+    }
   }
   if (check && !check->ok)
     throw Error("synth", "--verify", check->problem);

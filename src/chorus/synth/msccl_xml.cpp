@@ -19,12 +19,15 @@ namespace chorus {
 
 namespace {
 
+constexpr uint32_t kNoOp = UINT32_MAX;
+constexpr const char* kCopy = "cpy";
+
 struct Step {
   const char* type = "";
   uint32_t chunk = 0;
   int64_t dep_tb = -1, dep_step = -1;
   bool has_dep = false;
-  uint32_t op = 0;
+  uint32_t op = 0;  // the transfer this step belongs to; a "cpy" step: the buffer chunk it copies
 };
 
 struct ThreadBlock {
@@ -55,8 +58,12 @@ const char* coll_name(CollectiveKind kind) {
 
 class XmlWriter {
  public:
-  XmlWriter(const SynthResult& r, bool switched)
-      : r_(r), s_(r.schedule), n_(static_cast<uint32_t>(r.members.size())), switched_(switched) {
+  XmlWriter(const SynthResult& r, bool switched, bool order_switch_sends)
+      : r_(r),
+        s_(r.schedule),
+        n_(static_cast<uint32_t>(r.members.size())),
+        switched_(switched),
+        order_switch_sends_(order_switch_sends) {
     for (uint32_t i = 0; i < n_; ++i)
       rank_[r.members[i]] = i;
     gpus_.resize(n_);
@@ -76,12 +83,12 @@ class XmlWriter {
         }
       }
     }
+    order_transfers();
     assign_channels();
     assign_scratch();
-    for (uint32_t i = 0; i < s_.size(); ++i) {
-      if (s_.is_transfer(OpId{i}))
-        add_transfer(i);
-    }
+    for (uint32_t i : order_)
+      add_transfer(i);
+    add_own_chunks();
   }
 
   MscclXmlShape shape() const {
@@ -108,8 +115,8 @@ class XmlWriter {
                                   : n_ * r_.chunks_per_npu;
     sink(fmt::format(
         "<algo name=\"{}\" proto=\"Simple\" nchannels=\"{}\" nchunksperloop=\"{}\" ngpus=\"{}\" coll=\"{}\" "
-        "inplace=\"1\" outofplace=\"0\" minBytes=\"0\" maxBytes=\"{}\">\n",
-        name, channels_, per_loop, n_, coll_name(r_.kind), int64_t{1} << 62));
+        "inplace=\"{}\" outofplace=\"{}\" minBytes=\"0\" maxBytes=\"{}\">\n",
+        name, channels_, per_loop, n_, coll_name(r_.kind), in_place() ? 1 : 0, in_place() ? 0 : 1, int64_t{1} << 62));
     fmt::memory_buffer line;
     for (uint32_t g = 0; g < n_; ++g) {
       sink(fmt::format("  <gpu id=\"{}\" i_chunks=\"{}\" o_chunks=\"{}\" s_chunks=\"{}\">\n", g, in_chunks, out_chunks,
@@ -119,7 +126,7 @@ class XmlWriter {
         sink(fmt::format("    <tb id=\"{}\" send=\"{}\" recv=\"{}\" chan=\"{}\">\n", t, b.send, b.recv, b.chan));
         for (size_t s = 0; s < b.steps.size(); ++s) {
           const Step& st = b.steps[s];
-          const auto [sb, so, db, dof] = buffers(st.op);
+          const auto [sb, so, db, dof] = st.type == kCopy ? std::make_tuple("i", st.op, "o", st.op) : buffers(st.op);
           line.clear();
           fmt::format_to(std::back_inserter(line),
                          "      <step s=\"{}\" type=\"{}\" srcbuf=\"{}\" srcoff=\"{}\" dstbuf=\"{}\" dstoff=\"{}\" "
@@ -159,16 +166,41 @@ class XmlWriter {
     }
   }
 
+  // The order steps are laid out in: the schedule's own (topological) order; through switches, the synthesized
+  // start times, and each send also waits for the GPU's previous send into the same fabric link
+  // (previous_send_). MSCCL orders steps only within a thread block, and a GPU's sends to different peers through
+  // its one uplink sit in different thread blocks: without that dependency the runtime would start them all at
+  // once and share the uplink among them, in an order (or a bandwidth split) the synthesizer never planned.
+  // A dependency waits for the step to finish, so ordering by start time keeps the step graph acyclic: every
+  // dependency of a transfer started earlier.
+  void order_transfers() {
+    for (uint32_t i = 0; i < s_.size(); ++i) {
+      if (s_.is_transfer(OpId{i}))
+        order_.push_back(i);
+    }
+    previous_send_.assign(s_.size(), kNoOp);
+    if (!switched_ || !order_switch_sends_)
+      return;
+    std::stable_sort(order_.begin(), order_.end(),
+                     [this](uint32_t a, uint32_t b) { return r_.ops[a].start < r_.ops[b].start; });
+    std::unordered_map<uint32_t, uint32_t> last_on_link;
+    for (uint32_t i : order_) {
+      const auto [it, fresh] = last_on_link.try_emplace(r_.ops[i].link.value, i);
+      if (!fresh) {
+        previous_send_[i] = it->second;
+        it->second = i;
+      }
+    }
+  }
+
   // Per link, the send-side cost of each transfer (1 + extra dependencies) decides where a new channel starts, so
   // both ends of the link place each transfer on the same channel.
   void assign_channels() {
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> used, chan;
     channel_.assign(s_.size(), 0);
-    for (uint32_t i = 0; i < s_.size(); ++i) {
+    for (uint32_t i : order_) {
       const OpId op{i};
-      if (!s_.is_transfer(op))
-        continue;
-      uint32_t deps = 0;
+      uint32_t deps = previous_send_[i] == kNoOp ? 0 : 1;
       count_deps(op, deps);
       const uint32_t cost = 1 + (deps > 1 ? deps - 1 : 0);
       const auto key = std::make_pair(rank(s_.src(op)), rank(s_.dst(op)));
@@ -244,6 +276,8 @@ class XmlWriter {
     std::vector<std::pair<int64_t, int64_t>> deps;
     collect_deps(op, deps);
     const int64_t send_tb = tb(a, b, -1, channel_[i]);
+    if (previous_send_[i] != kNoOp && send_step_[previous_send_[i]].first != send_tb)
+      deps.push_back(send_step_[previous_send_[i]]);
 
     auto& send_steps = gpus_[a][send_tb].steps;
     for (size_t k = 0; k + 1 < deps.size(); ++k) {
@@ -263,6 +297,19 @@ class XmlWriter {
     auto& recv_steps = gpus_[b][recv_tb].steps;
     recv_steps.push_back({r_.ops[i].reduce ? "rrc" : "r", c, -1, -1, false, i});
     recv_step_[i] = {recv_tb, static_cast<int64_t>(recv_steps.size() - 1)};
+  }
+
+  // Out of place (All-to-All), a GPU's chunks for itself go from its input to its output by a local copy, in a
+  // thread block that neither sends nor receives.
+  void add_own_chunks() {
+    if (in_place())
+      return;
+    const uint32_t k = r_.chunks_per_npu;
+    for (uint32_t g = 0; g < n_; ++g) {
+      const int64_t local = tb(g, -1, -1, 0);
+      for (uint32_t j = 0; j < k; ++j)
+        gpus_[g][local].steps.push_back({kCopy, 0, -1, -1, false, g * k + j});
+    }
   }
 
   void mark_dependency(uint32_t gpu, std::pair<int64_t, int64_t> step) {
@@ -298,6 +345,10 @@ class XmlWriter {
     return {"o", c, "o", c};
   }
 
+  // All-to-All is out of place: in place, a GPU that receives a peer's chunk into output chunk s*k + j would
+  // overwrite input chunk s*k + j, which it may not have sent yet (the chunk destined for peer s).
+  bool in_place() const { return r_.kind != CollectiveKind::AllToAll; }
+
   std::pair<uint32_t, uint32_t> chunk_counts() const {
     const uint32_t k = r_.chunks_per_npu;
     switch (r_.kind) {
@@ -316,21 +367,25 @@ class XmlWriter {
   const SynthResult& r_;
   const Schedule& s_;
   uint32_t n_;
-  bool switched_;  // switch paths were collapsed into GPU-to-GPU transfers (switch_collapse.hpp)
+  bool switched_;            // switch paths were collapsed into GPU-to-GPU transfers (switch_collapse.hpp)
+  bool order_switch_sends_;  // MscclXmlOptions::order_switch_sends
   std::unordered_map<uint32_t, uint32_t> rank_;
   std::vector<std::vector<ThreadBlock>> gpus_;
   std::vector<std::map<std::tuple<int64_t, int64_t, uint32_t>, int64_t>> tb_ids_ =
       std::vector<std::map<std::tuple<int64_t, int64_t, uint32_t>, int64_t>>(n_);
   std::vector<std::pair<int64_t, int64_t>> send_step_, recv_step_;
   std::vector<uint32_t> channel_;
+  std::vector<uint32_t> order_;          // transfers in layout order (order_transfers)
+  std::vector<uint32_t> previous_send_;  // through switches: the GPU's previous transfer into the same link
   uint32_t channels_ = 1;
   std::vector<uint32_t> scratch_, arrived_by_, scratch_chunks_;  // All-to-All relaying (assign_scratch)
 };
 
-MscclXml::MscclXml(const SynthResult& result, std::string name) : name_(std::move(name)) {
+MscclXml::MscclXml(const SynthResult& result, std::string name, MscclXmlOptions options) : name_(std::move(name)) {
   if (passes_through_switches(result))
     collapsed_ = std::make_unique<SynthResult>(collapse_switches(result));
-  writer_ = std::make_unique<XmlWriter>(collapsed_ ? *collapsed_ : result, collapsed_ != nullptr);
+  writer_ =
+      std::make_unique<XmlWriter>(collapsed_ ? *collapsed_ : result, collapsed_ != nullptr, options.order_switch_sends);
   writer_->build();
   shape_ = writer_->shape();
   writer_->render(name_, [this](std::string_view text) { shape_.bytes += text.size(); });
@@ -353,9 +408,9 @@ void MscclXml::write(const std::string& path) const {
     throw Error(path, Argument{"out"}, "write failed (disk full?)");
 }
 
-std::string msccl_xml(const SynthResult& result, const std::string& name) {
+std::string msccl_xml(const SynthResult& result, const std::string& name, MscclXmlOptions options) {
   std::ostringstream out;
-  MscclXml(result, name).write(out);
+  MscclXml(result, name, options).write(out);
   return out.str();
 }
 

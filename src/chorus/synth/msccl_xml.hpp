@@ -12,7 +12,8 @@
 //   a send that waits for several partials (a reduction) is preceded by "nop" steps carrying the others.
 // - Runtime limits: at most 256 steps per tb (MSCCL_MAX_NUM_STEPS): a link's transfers are split over channels,
 //   the same way at both ends; at most 216 tbs per GPU (MSCCL_MAX_NUM_THREAD_BLOCKS): more is a chorus::Error.
-// - Buffers are in place: All-Gather chunk j of rank r is output chunk r*k + j ("o"); Reduce-Scatter and
+// - Buffers are in place (All-to-All: out of place, below): All-Gather chunk j of rank r is output chunk r*k + j ("o");
+// Reduce-Scatter and
 //   All-Reduce work in the input buffer ("i") with the same numbering; Broadcast / Reduce use chunks 0..k-1.
 // - All-to-All: chunk j from rank s to rank d leaves input chunk d*k + j and lands in output chunk s*k + j; on a
 //   multi-hop path every intermediate GPU receives it into a scratch chunk of its own ("s", s_chunks per GPU =
@@ -22,7 +23,14 @@
 //   at b (switch_collapse.hpp; a switch runs no program, the fabric carries the GPU's send). A multicast at a
 //   switch becomes one send per receiving GPU. The runtime limits above apply to the result: through a switch a
 //   GPU may exchange chunks with every other GPU, one thread block per peer and direction, 2 (n - 1) in all, so
-//   such a schedule of more than 109 GPUs exceeds the 216 thread blocks, and the error says so.
+//   such a schedule of more than 109 GPUs exceeds the 216 thread blocks, and the error says so. The sends a GPU
+//   makes into the fabric sit in different thread blocks (one per peer), which MSCCL does not order: the runtime
+//   starts them together and they share the GPU's link. MscclXmlOptions::order_switch_sends adds a dependency from
+//   each such send to the GPU's previous one in the synthesized order instead; a dependency waits for the previous
+//   send to arrive, not to leave, and which of the two layouts runs faster depends on the schedule
+//   (sim/synth_msccl.hpp measures both).
+// - All-to-All is written out of place (a local "cpy" step moves each GPU's own chunks): in place, a receive into
+//   output chunk s*k + j would overwrite the input chunk meant for GPU s before it is sent.
 // - MscclXml lays the algorithm out once, predicts the file's exact size (every piece is formatted and counted
 //   before anything is written) and streams the XML to a file; the text is never held whole in memory.
 #pragma once
@@ -54,10 +62,15 @@ struct MscclXmlShape {
 
 class XmlWriter;
 
+struct MscclXmlOptions {
+  // Through switches: each GPU's sends into one fabric link wait for one another in the synthesized order.
+  bool order_switch_sends = false;
+};
+
 class MscclXml {
  public:
   // Throws chorus::Error when the schedule cannot be written (see above).
-  MscclXml(const SynthResult& result, std::string name);
+  MscclXml(const SynthResult& result, std::string name, MscclXmlOptions options = {});
   ~MscclXml();
   const MscclXmlShape& shape() const { return shape_; }
   void write(std::ostream& out) const;
@@ -71,7 +84,7 @@ class MscclXml {
 };
 
 // The whole XML as a string (small cases and tests).
-std::string msccl_xml(const SynthResult& result, const std::string& name);
+std::string msccl_xml(const SynthResult& result, const std::string& name, MscclXmlOptions options = {});
 
 // One line saying why the XML is large and what MSCCL's runtime allows, when shape.bytes > threshold_bytes.
 std::optional<std::string> msccl_size_warning(const MscclXmlShape& shape, uint64_t threshold_bytes);
