@@ -9,6 +9,7 @@
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
+#include "chorus/sim/synth_msccl.hpp"
 #include "chorus/synth/dimensional.hpp"
 #include "chorus/synth/msccl_xml.hpp"
 #include "chorus/synth/verify.hpp"
@@ -116,8 +117,12 @@ void register_synth(py::module_& m) {
       .def(
           "record", [](const SynthRun& r) { return to_python(record(r)); }, "The record of `chorus synth --json`.")
       .def(
-          "msccl_xml", [](const SynthRun& r, const std::string& name) { return msccl_xml(r.result, name); },
-          "The algorithm as MSCCL XML text.")
+          "msccl_xml",
+          [](const SynthRun& r, const std::string& name) {
+            py::gil_scoped_release release;
+            return msccl_xml(r.result, name, choose_synth_msccl_layout(*r.topology, r.result).options);
+          },
+          "The algorithm as MSCCL XML text (through switches, the faster layout of `chorus synth --out`).")
       .def(
           "verify",
           [](const SynthRun& r) {

@@ -23,6 +23,15 @@ class SynthTest(unittest.TestCase):
         self.assertEqual((xml.tag, xml.get("name"), xml.get("ngpus"), xml.get("coll")), ("algo", "ag4", "4", "allgather"))
         self.assertEqual(len(xml.findall("gpu")), 4)
 
+    def test_all_to_all_xml_is_out_of_place_with_a_local_copy_per_gpu(self):
+        # A 6-ring All-to-All, one chunk per pair: written out of place (in place, a receive into output chunk s
+        # would overwrite the input chunk still to be sent to GPU s), each GPU copying its own chunk locally:
+        # 6 "cpy" steps in all.
+        r = chorus.synth("ring:6", "all_to_all", "6MiB", bandwidth="50GB/s", latency="1us", chunks=1)
+        xml = ET.fromstring(r.msccl_xml("a2a"))
+        self.assertEqual((xml.get("inplace"), xml.get("outofplace")), ("0", "1"))
+        self.assertEqual(len([s for s in xml.iter("step") if s.get("type") == "cpy"]), 6)
+
     def test_bad_chunk_count_is_an_input_error(self):
         with self.assertRaises(chorus.InputError) as caught:
             chorus.synth("ring:8", "all_gather", "1MiB", bandwidth="50GB/s", latency="1us", chunks=0)
