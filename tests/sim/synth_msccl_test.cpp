@@ -55,6 +55,24 @@ TEST(SynthMscclRun, AllToAllIsWrittenOutOfPlaceAndComputesTheExchange) {
   EXPECT_EQ(run.flow, r.time);
 }
 
+TEST(SynthMscclRun, ALinkBeyond256StepsKeepsItsOrderAcrossChannels) {
+  // uniring:3, All-Gather of 64 MiB in 200 chunks per NPU: each chunk crosses 2 of the 3 links, so every link
+  // carries 2 x 200 = 400 transfers back to back, 400 tau. MSCCL allows 256 steps per thread block, so each link's
+  // transfers continue on a second channel, a thread block of its own; its first send waits for the first
+  // channel's last one, or the two channels would share the link (the read-back took 1.0398 ms, not 1.0333 ms).
+  const Topology t = uniring(3, kLink);
+  const SynthResult r = synthesize(t, options(CollectiveKind::AllGather, Bytes::mib(64), 200));
+  const Time tau = kLatency + transfer_time(r.chunk_bytes, kBw);
+  EXPECT_EQ(r.chunk_bytes.count(), (int64_t{64} << 20) / 600 + 1);  // 111,848.1 B, rounded up
+  EXPECT_EQ(r.time, tau * 400);
+  const std::string xml = msccl_xml(r, "ag");
+  EXPECT_NE(xml.find("nchannels=\"2\""), std::string::npos);
+  const SynthMscclRun run = run_synth_msccl(t, r, xml);
+  EXPECT_TRUE(run.checked);
+  EXPECT_EQ(run.aware, r.time);
+  EXPECT_EQ(run.flow, r.time);
+}
+
 TEST(SynthMscclRun, OrderedSendsThroughASwitchRunAGpusLinkBackToBack) {
   // switch:8, All-Gather of 8 MiB, one 1 MiB chunk per GPU, no multicast (MSCCL has none): every GPU sends 7
   // chunks through its one link into the switch. Ordered as synthesized, each send waits for the previous one to

@@ -166,26 +166,34 @@ class XmlWriter {
     }
   }
 
-  // The order steps are laid out in: the schedule's own (topological) order; through switches, the synthesized
-  // start times, and each send also waits for the GPU's previous send into the same fabric link
-  // (previous_send_). MSCCL orders steps only within a thread block, and a GPU's sends to different peers through
-  // its one uplink sit in different thread blocks: without that dependency the runtime would start them all at
-  // once and share the uplink among them, in an order (or a bandwidth split) the synthesizer never planned.
-  // A dependency waits for the step to finish, so ordering by start time keeps the step graph acyclic: every
-  // dependency of a transfer started earlier.
+  // The order steps are laid out in, and the send each send waits for (previous_send_). MSCCL orders steps only
+  // within a thread block, so whatever must keep the synthesized order across thread blocks gets a dependency,
+  // which the layout adds only where the previous send sits in another thread block:
+  // - a GPU pair's transfers beyond 256 steps move to a new channel, a thread block of its own: each waits for the
+  //   pair's previous one, so the link still carries them in the synthesized order, one at a time;
+  // - through switches with order_switch_sends, each send waits for the GPU's previous send into the same fabric
+  //   link, to any peer: without it the runtime starts a GPU's sends to different peers together and they share
+  //   the link in an order (or a bandwidth split) the synthesizer never planned.
+  // Steps are laid out in the schedule's own (topological) order, or with ordered switch sends by synthesized start
+  // time: a dependency waits for the step to finish, so every dependency then started earlier and the step graph
+  // stays acyclic.
   void order_transfers() {
     for (uint32_t i = 0; i < s_.size(); ++i) {
       if (s_.is_transfer(OpId{i}))
         order_.push_back(i);
     }
     previous_send_.assign(s_.size(), kNoOp);
-    if (!switched_ || !order_switch_sends_)
-      return;
-    std::stable_sort(order_.begin(), order_.end(),
-                     [this](uint32_t a, uint32_t b) { return r_.ops[a].start < r_.ops[b].start; });
-    std::unordered_map<uint32_t, uint32_t> last_on_link;
+    const bool by_fabric_link = switched_ && order_switch_sends_;
+    if (by_fabric_link) {
+      std::stable_sort(order_.begin(), order_.end(),
+                       [this](uint32_t a, uint32_t b) { return r_.ops[a].start < r_.ops[b].start; });
+    }
+    std::unordered_map<uint64_t, uint32_t> last;
     for (uint32_t i : order_) {
-      const auto [it, fresh] = last_on_link.try_emplace(r_.ops[i].link.value, i);
+      const OpId op{i};
+      const uint64_t key =
+          by_fabric_link ? uint64_t{r_.ops[i].link.value} : (uint64_t{rank(s_.src(op))} << 32) | rank(s_.dst(op));
+      const auto [it, fresh] = last.try_emplace(key, i);
       if (!fresh) {
         previous_send_[i] = it->second;
         it->second = i;
@@ -200,15 +208,20 @@ class XmlWriter {
     channel_.assign(s_.size(), 0);
     for (uint32_t i : order_) {
       const OpId op{i};
-      uint32_t deps = previous_send_[i] == kNoOp ? 0 : 1;
+      uint32_t deps = 0;
       count_deps(op, deps);
-      const uint32_t cost = 1 + (deps > 1 ? deps - 1 : 0);
+      // A step carries one dependency; each further one costs a nop step. The previous send is another thread
+      // block's when it went to another peer, or (checked below) when this transfer opens a new channel.
+      const uint32_t previous = previous_send_[i];
+      auto cost = [&](bool ordered) { return 1 + (deps + ordered > 1 ? deps + ordered - 1 : 0); };
       const auto key = std::make_pair(rank(s_.src(op)), rank(s_.dst(op)));
-      if (used[key] + cost > kMscclMaxSteps) {
+      uint32_t steps = cost(previous != kNoOp && s_.dst(OpId{previous}) != s_.dst(op));
+      if (used[key] + steps > kMscclMaxSteps) {
         ++chan[key];
         used[key] = 0;
+        steps = cost(previous != kNoOp);
       }
-      used[key] += cost;
+      used[key] += steps;
       channel_[i] = chan[key];
       channels_ = std::max(channels_, chan[key] + 1);
     }
