@@ -83,6 +83,10 @@ void write_schedule_json(const std::string& path, const SynthResult& r) {
     for (OpId d : r.schedule.deps(op))
       deps.push_back(d.value);
     o["deps"] = deps;
+    if (!r.bundle_start.empty()) {  // dimension-wise: the unit chunks the op carries (chunk: the first of them)
+      const std::span<const uint32_t> units = op_units(r, i);
+      o["units"] = std::vector<uint32_t>(units.begin(), units.end());
+    }
     ops.push_back(o);
   }
   j["ops"] = ops;
@@ -92,29 +96,53 @@ void write_schedule_json(const std::string& path, const SynthResult& r) {
   out << j.dump() << "\n";
 }
 
+// The dimension-wise result as text: stages, time, bound.
+void print_dimensional(const DimensionalSynthResult& r, const Topology& topology, Time bound, double ratio) {
+  fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(r.kind), to_string(r.size), topology.name(), r.npus);
+  fmt::print("synthesized  dimension-wise: {} stages, {} line syntheses, {} transfers\n", r.stage_times.size(),
+             r.line_syntheses, r.transfers);
+  for (const DimensionalPhase& p : r.phases) {
+    fmt::print("  stage {} part {}: {} of {} on {} lines of dimension {} ({} NPUs), {} chunks per NPU, {}\n", p.stage,
+               p.part, to_string(p.kind), to_string(p.size), p.lines, p.dimension, p.line_npus, p.chunks_per_npu,
+               to_string(p.time));
+  }
+  fmt::print("time         {} ({} ns)\n", to_string(r.time), ns(r.time));
+  fmt::print("lower bound  {} ({} ns, single-NPU cuts)\n", to_string(bound), ns(bound));
+  fmt::print("time/bound   {:.4f}\n", ratio);
+  fmt::print("synthesis    {:.3f} s\n", r.synthesis_s);
+}
+
 // Dimension-wise synthesis (dimensional.hpp): per-line schedules composed in stages; transfers are counted, and
-// materialized only for --schedule and --chakra (up to 2^22 transfers, per-NPU stage barriers). The other
-// per-transfer outputs say why they are missing.
+// materialized (up to 2^22 transfers, stages pipelined by data-level dependencies, transfers carrying bundles of
+// unit chunks) for --out, --schedule, --chakra and --verify. --report says why it is missing.
 void run_dimensional(const SynthCommandOptions& o, const Topology& topology, const SynthOptions& options) {
-  if (!o.out.empty())
-    throw Error("synth", "--out",
-                "is not available with dimension-wise synthesis: its stages move pieces of different sizes, and MSCCL "
-                "XML cuts every buffer into equal chunks");
-  if (o.verify)
-    throw Error("synth", "--verify",
-                "is not available with dimension-wise synthesis: the certificates check one chunk size per schedule, "
-                "and the stages move pieces of different sizes (the line schedules are certified in the tests)");
   if (!o.report.empty())
     throw Error("synth", "--report",
                 "is not available with dimension-wise synthesis (transfers are counted, not materialized)");
-  if (!o.schedule_json.empty() || !o.chakra.empty()) {
-    const SynthResult m = materialize_dimensional(topology, options);
-    if (!o.schedule_json.empty())
-      write_schedule_json(o.schedule_json, m);
-    if (!o.chakra.empty())
-      write_chakra_schedule((std::filesystem::path(o.chakra) / to_string(m.kind)).string(), m, topology);
-  }
   const DimensionalSynthResult r = synthesize_dimensional(topology, options);
+  std::optional<SynthResult> m;
+  std::optional<SynthCheck> check;
+  std::optional<SynthMscclRun> program;  // --out --verify: the written XML read back and run
+  double materialize_s = 0;
+  if (!o.out.empty() || o.verify || !o.schedule_json.empty() || !o.chakra.empty()) {
+    const auto started = std::chrono::steady_clock::now();
+    m = materialize_dimensional(topology, r);
+    materialize_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!o.out.empty()) {
+      const MscclXml xml(*m, "chorus-synth");
+      if (const auto warning = msccl_size_warning(xml.shape(), kMscclLargeXmlBytes))
+        std::cerr << "warning: " << *warning << "\n";
+      xml.write(o.out);
+      if (o.verify && synth_msccl_runnable(topology, *m) && xml.shape().bytes <= kMscclReadBackBytes)
+        program = run_synth_msccl(topology, *m, read_text_file(o.out), o.out);
+    }
+    if (!o.schedule_json.empty())
+      write_schedule_json(o.schedule_json, *m);
+    if (!o.chakra.empty())
+      write_chakra_schedule((std::filesystem::path(o.chakra) / to_string(m->kind)).string(), *m, topology);
+    if (o.verify)
+      check = check_synthesis(topology, *m);
+  }
   const auto bound_started = std::chrono::steady_clock::now();
   const Time bound = dimensional_lower_bound(topology, r.kind, r.size);
   const double bound_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - bound_started).count();
@@ -150,21 +178,43 @@ void run_dimensional(const SynthCommandOptions& o, const Topology& topology, con
                         {"chunks_per_npu", p.chunks_per_npu}});
     }
     j["phases"] = phases;
+    if (m) {
+      j["materialized_time_ns"] = ns(m->time);
+      j["units_per_npu"] = m->chunks_per_npu;
+      j["unit_bytes"] = m->chunk_bytes.count();
+      j["materialize_s"] = materialize_s;
+    }
+    if (check) {
+      j["verified"] = check->ok;
+      j["aware_ns"] = ns(check->aware_time);
+      if (!check->ok)
+        j["verify_error"] = check->problem;
+    }
+    if (program) {
+      j["msccl_checked"] = program->checked;
+      j["msccl_aware_ns"] = ns(program->aware);
+      j["msccl_flow_ns"] = ns(program->flow);
+    }
     std::cout << j.dump() << "\n";
-    return;
+  } else {
+    print_dimensional(r, topology, bound, ratio);
+    if (m) {
+      fmt::print("materialized {} pipelined ({} ns), {} units per NPU of {}, {:.3f} s\n", to_string(m->time),
+                 ns(m->time), m->chunks_per_npu, to_string(m->chunk_bytes), materialize_s);
+    }
+    if (check) {
+      fmt::print("verified     {} (aware model {})\n", check->ok ? "yes" : "NO: " + check->problem,
+                 to_string(check->aware_time));
+    }
+    if (!o.out.empty())
+      fmt::print("msccl xml    {}\n", o.out);
+    if (program) {
+      fmt::print("  read back  computes {}; {} under the aware model, {} under the flow model\n", to_string(r.kind),
+                 to_string(program->aware), to_string(program->flow));
+    }
   }
-  fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(r.kind), to_string(r.size), topology.name(), r.npus);
-  fmt::print("synthesized  dimension-wise: {} stages, {} line syntheses, {} transfers\n", r.stage_times.size(),
-             r.line_syntheses, r.transfers);
-  for (const DimensionalPhase& p : r.phases) {
-    fmt::print("  stage {} part {}: {} of {} on {} lines of dimension {} ({} NPUs), {} chunks per NPU, {}\n", p.stage,
-               p.part, to_string(p.kind), to_string(p.size), p.lines, p.dimension, p.line_npus, p.chunks_per_npu,
-               to_string(p.time));
-  }
-  fmt::print("time         {} ({} ns)\n", to_string(r.time), ns(r.time));
-  fmt::print("lower bound  {} ({} ns, single-NPU cuts)\n", to_string(bound), ns(bound));
-  fmt::print("time/bound   {:.4f}\n", ratio);
-  fmt::print("synthesis    {:.3f} s\n", r.synthesis_s);
+  if (check && !check->ok)
+    throw Error("synth", "--verify", check->problem);
 }
 
 void run(const SynthCommandOptions& o) {

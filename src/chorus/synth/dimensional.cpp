@@ -79,34 +79,37 @@ class LineCache {
  public:
   LineCache(const Topology& topology, const SynthOptions& options) : topology_(topology), options_(options) {}
 
-  const SynthResult& get(const PhaseSpec& spec) {
+  // The index of the line synthesis for `spec` in results().
+  uint32_t get(const PhaseSpec& spec) {
     const Dimension& dim = topology_.dimensions()[spec.dimension];
-    for (const Entry& e : entries_) {
+    for (uint32_t i = 0; i < keys_.size(); ++i) {
+      const Key& e = keys_[i];
       if (e.dim.kind == dim.kind && e.dim.size == dim.size &&
           e.dim.bandwidth.bytes_per_second() == dim.bandwidth.bytes_per_second() && e.dim.latency == dim.latency &&
           e.kind == spec.kind && e.size == spec.size)
-        return e.result;
+        return i;
     }
     SynthOptions o = options_;
     o.kind = spec.kind;
     o.size = spec.size;
     o.graph = {};
     const Topology line = dimension_line(topology_, spec.dimension);
-    entries_.push_back({dim, spec.kind, spec.size, synthesize(line, o)});
-    return entries_.back().result;
+    keys_.push_back({dim, spec.kind, spec.size});
+    results_.push_back(synthesize(line, o));
+    return static_cast<uint32_t>(results_.size() - 1);
   }
-  uint32_t size() const { return static_cast<uint32_t>(entries_.size()); }
+  std::vector<SynthResult>& results() { return results_; }
 
  private:
-  struct Entry {
+  struct Key {
     Dimension dim;
     CollectiveKind kind;
     Bytes size;
-    SynthResult result;
   };
   const Topology& topology_;
   const SynthOptions& options_;
-  std::vector<Entry> entries_;
+  std::vector<Key> keys_;
+  std::vector<SynthResult> results_;
 };
 
 bool is_gather_family(CollectiveKind kind) {
@@ -173,7 +176,8 @@ DimensionalSynthResult synthesize_dimensional(const Topology& topology, const Sy
     r.stage_times.resize(phases.size(), Time::zero());
     for (uint32_t stage = 0; stage < phases.size(); ++stage) {
       const PhaseSpec& spec = phases[stage];
-      const SynthResult& line = cache.get(spec);
+      const uint32_t index = cache.get(spec);
+      const SynthResult& line = cache.results()[index];
       const uint32_t p = topology.dimensions()[spec.dimension].size;
       DimensionalPhase ph{stage,
                           part,
@@ -184,7 +188,8 @@ DimensionalSynthResult synthesize_dimensional(const Topology& topology, const Sy
                           topology.npu_count() / p,
                           line.time,
                           line.schedule.transfer_count(),
-                          line.chunks_per_npu};
+                          line.chunks_per_npu,
+                          index};
       r.stage_times[stage] = std::max(r.stage_times[stage], line.time);
       r.transfers += ph.line_transfers * ph.lines;
       r.phases.push_back(ph);
@@ -193,105 +198,9 @@ DimensionalSynthResult synthesize_dimensional(const Topology& topology, const Sy
   r.time = Time::zero();
   for (Time t : r.stage_times)
     r.time = r.time + t;
-  r.line_syntheses = cache.size();
+  r.line_syntheses = static_cast<uint32_t>(cache.results().size());
+  r.lines = std::move(cache.results());
   r.synthesis_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return r;
-}
-
-namespace {
-
-// Appends one line schedule, translated to the line starting at `base`, after `barrier` (none: the first stage).
-// Appends one line's schedule translated to the line starting at `base`: each op also waits for the stage
-// barriers of the NPUs it involves (none in the first stage), and is listed under those NPUs in `own`. The op's
-// timing is its duration for now (materialize_dimensional times the whole schedule afterwards).
-void append_line(const SynthResult& line, uint32_t base, uint32_t stride, const std::vector<OpId>& barrier,
-                 const std::map<std::pair<uint32_t, uint32_t>, uint32_t>& link_of, SynthResult& r,
-                 std::vector<std::vector<OpId>>& own) {
-  const Schedule& s = line.schedule;
-  std::vector<OpId> op_of(s.size());
-  std::vector<OpId> deps;
-  auto npu = [&](NodeId v) { return NodeId{base + v.value * stride}; };
-  for (uint32_t i = 0; i < s.size(); ++i) {
-    const OpId op{i};
-    const NodeId src = npu(s.src(op)), dst = npu(s.dst(op));
-    deps.clear();
-    for (OpId d : s.deps(op))
-      deps.push_back(op_of[d.value]);
-    if (!barrier.empty()) {
-      deps.push_back(barrier[src.value]);
-      if (dst != src)
-        deps.push_back(barrier[dst.value]);
-    }
-    const SynthOp& x = line.ops[i];
-    if (s.is_transfer(op)) {
-      op_of[i] = r.schedule.add_transfer(src, dst, s.bytes(op), Time::zero(), deps, s.chunk(op));
-      r.ops.push_back({LinkId{link_of.at({src.value, dst.value})}, Time::zero(), x.finish - x.start, x.reduce});
-      own[dst.value].push_back(op_of[i]);
-    } else {
-      op_of[i] = r.schedule.add_local(src, Time::zero(), deps, s.chunk(op));
-      r.ops.push_back({LinkId{0}, Time::zero(), Time::zero(), false});
-    }
-    own[src.value].push_back(op_of[i]);
-  }
-}
-
-// Each op as soon as what it waits for is done, for its own duration (held in SynthOp::finish until now): the
-// time of the composition without global barriers. Links are never double-booked: within a line the schedule
-// orders each link's transfers, and across stages every op waits for its NPUs' barriers.
-Time time_as_soon_as_possible(SynthResult& r) {
-  Time makespan = Time::zero();
-  for (uint32_t i = 0; i < r.schedule.size(); ++i) {
-    Time start = Time::zero();
-    for (OpId d : r.schedule.deps(OpId{i}))
-      start = std::max(start, r.ops[d.value].finish);
-    const Time duration = r.ops[i].finish;
-    r.ops[i].start = start;
-    r.ops[i].finish = start + duration;
-    makespan = std::max(makespan, r.ops[i].finish);
-  }
-  return makespan;
-}
-
-}  // namespace
-
-SynthResult materialize_dimensional(const Topology& topology, const SynthOptions& options) {
-  const DimensionalSynthResult d = synthesize_dimensional(topology, options);
-  if (d.transfers > (uint64_t{1} << 22))
-    throw Error("synth", "topology",
-                fmt::format("{} transfers are too many to materialize (at most 2^22)", d.transfers));
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> link_of;
-  for (uint32_t l = 0; l < topology.link_count(); ++l)
-    link_of[{topology.link_src(LinkId{l}).value, topology.link_dst(LinkId{l}).value}] = l;
-  SynthResult r;
-  r.kind = d.kind;
-  r.size = d.size;
-  for (uint32_t m = 0; m < topology.npu_count(); ++m)
-    r.members.push_back(m);
-  LineCache cache(topology, options);
-  // Per-NPU stage barriers (a local step on each NPU after its own part of a stage), not one across all NPUs: an
-  // NPU goes on as soon as its own lines of the stage are done, and per-rank traces (Chakra) can express it.
-  std::vector<OpId> barrier;
-  for (uint32_t stage = 0; stage < d.stage_times.size(); ++stage) {
-    std::vector<std::vector<OpId>> own(topology.npu_count());
-    for (const DimensionalPhase& p : d.phases) {
-      if (p.stage != stage)
-        continue;
-      const SynthResult& line = cache.get({p.dimension, p.kind, p.size});
-      uint32_t stride = 1;
-      for (uint32_t k = 0; k < p.dimension; ++k)
-        stride *= topology.dimensions()[k].size;
-      for (uint32_t base = 0; base < topology.npu_count(); ++base) {
-        if (topology.coordinate(NodeId{base}, p.dimension) == 0)
-          append_line(line, base, stride, barrier, link_of, r, own);
-      }
-    }
-    barrier.resize(topology.npu_count());
-    for (uint32_t v = 0; v < topology.npu_count(); ++v) {
-      barrier[v] = r.schedule.add_local(NodeId{v}, Time::zero(), own[v], 0);
-      r.ops.push_back({LinkId{0}, Time::zero(), Time::zero(), false});
-    }
-  }
-  r.time = time_as_soon_as_possible(r);
   return r;
 }
 

@@ -21,7 +21,7 @@
 // Time: the stages run one after another with a barrier between them (every line of a stage starts when the
 // previous stage has ended everywhere, a conservative but achievable composition: the line schedules are certified
 // by check_synthesis() on their line topology); stage time = the slowest part's line time; the collective's time =
-// the sum of stage times. Transfers are counted (line transfers x lines), never materialized.
+// the sum of stage times. Transfers are counted (line transfers x lines); materialize_dimensional() builds them.
 //
 //   DimensionalSynthResult r = synthesize_dimensional(mesh2d(200, 200, link, link), options);
 //   fmt::print("{} in {} transfers\n", to_string(r.time), r.transfers);
@@ -47,6 +47,7 @@ struct DimensionalPhase {
   Time time;                    // the line synthesis's time
   uint64_t line_transfers = 0;  // transfers of one line
   uint32_t chunks_per_npu = 0;  // chosen by the line synthesis
+  uint32_t line = 0;            // index of the line synthesis in DimensionalSynthResult::lines
 };
 
 struct DimensionalSynthResult {
@@ -57,7 +58,8 @@ struct DimensionalSynthResult {
   std::vector<Time> stage_times;
   uint64_t transfers = 0;  // sum over phases of line_transfers x lines
   std::vector<DimensionalPhase> phases;
-  uint32_t line_syntheses = 0;  // distinct (dimension, collective, size) lines synthesized
+  uint32_t line_syntheses = 0;     // distinct (dimension, collective, size) lines synthesized
+  std::vector<SynthResult> lines;  // those line syntheses (on dimension_line()), for materialize_dimensional()
   double synthesis_s = 0;
 };
 
@@ -72,14 +74,38 @@ bool dimensional_synthesis_needed(const Topology& topology, const SynthOptions& 
 // Throws chorus::Error when it does not apply (see above) or a line synthesis fails.
 DimensionalSynthResult synthesize_dimensional(const Topology& topology, const SynthOptions& options);
 
-// The composed collective as one Schedule over the topology (small topologies only: at most 2^22 transfers, else
-// chorus::Error): every line schedule replicated to every parallel line with translated NPU ids and links, and after
-// each stage a barrier per NPU (a local step waiting for that NPU's own ops of the stage; the next stage's ops wait
-// for the barriers of the NPUs they involve), so no NPU waits for the whole network and per-rank traces can
-// express it. SynthResult::ops carry the global links and the timing of every op as soon as its dependencies allow,
-// in the synthesizer's model; `time` is that schedule's makespan, at most synthesize_dimensional()'s (which keeps
-// whole-network barriers), so the aware network model (SynthRoutes) runs it in exactly `time`.
-SynthResult materialize_dimensional(const Topology& topology, const SynthOptions& options);
+// How materialize_dimensional() joins the stages.
+enum class DimensionalComposition {
+  Pipelined,  // a transfer waits only for the transfers that brought (or reduced) the units it carries at its sender
+  Barriers,   // the same, plus a barrier per NPU after each stage (the composition before pipelining; comparisons)
+};
+
+// The composed collective as one Schedule over the topology (small topologies only: at most 2^22 transfers and
+// 2^28 unit deliveries, else chorus::Error): every line schedule replicated to every parallel line with translated
+// NPU ids and links, every transfer carrying a bundle of unit chunks (SynthResult::bundle_units).
+//
+// Units: part i's piece of NPU w (the part_size / N bytes w contributes to, or ends with, in part i) is cut into L
+// units; unit (w, i, u) has id w K + i L + u, K = parts x L = chunks_per_npu (the MSCCL in-place layout: rank w's
+// slice), except for All-Reduce, whose buffer has no owner layout: there ids run part by part in the part's
+// dimension order, last dimension fastest, so every transfer's units are consecutive. A stage's line chunk (j, r) is
+// the j-th of k equal slices of rank r's block (the pieces that rank holds or owns in that stage, in mixed-radix order
+// of the dimensions they differ in, each piece's L units in a row), so L is the least number making every slice a
+// whole number of units: L = lcm over phases of k / gcd(k, block pieces). chunk_bytes = ceil(piece / L); a
+// transfer keeps its line synthesis's bytes (the composed time stays the line times'), within 2 bytes per unit of
+// units x chunk_bytes.
+//
+// Dependencies: the line's own (translated), the previous transfer on the same link (op order = each link's order),
+// and for every unit an op carries, the ops of earlier stages that delivered it (gathers) or a partial of it
+// (reductions) at the op's sender. Timing: each op as soon as those allow, for its line duration (a list schedule:
+// the link dependency keeps links single-booked), so the aware network model (SynthRoutes) runs it in exactly
+// `time`. With the same link order and a subset of the barrier composition's dependencies the pipelined time is at
+// most the barrier composition's, which is at most synthesize_dimensional()'s (whole-network barriers).
+// check_synthesis() certifies either composition.
+SynthResult materialize_dimensional(const Topology& topology, const SynthOptions& options,
+                                    DimensionalComposition composition = DimensionalComposition::Pipelined);
+// The same from a synthesize_dimensional() result of `topology` (its line syntheses are reused).
+SynthResult materialize_dimensional(const Topology& topology, const DimensionalSynthResult& synthesized,
+                                    DimensionalComposition composition = DimensionalComposition::Pipelined);
 
 // The topology of one line of dimension `dimension`: compose() of that dimension alone.
 Topology dimension_line(const Topology& topology, uint32_t dimension);

@@ -27,7 +27,9 @@ struct Step {
   uint32_t chunk = 0;
   int64_t dep_tb = -1, dep_step = -1;
   bool has_dep = false;
-  uint32_t op = 0;  // the transfer this step belongs to; a "cpy" step: the buffer chunk it copies
+  uint32_t op = 0;   // the transfer this step belongs to; a "cpy" step: the buffer chunk it copies
+  int64_t off = -1;  // bundled schedules: the run's first buffer chunk (else from the op's chunk)
+  uint32_t cnt = 1;
 };
 
 struct ThreadBlock {
@@ -63,7 +65,8 @@ class XmlWriter {
         s_(r.schedule),
         n_(static_cast<uint32_t>(r.members.size())),
         switched_(switched),
-        order_switch_sends_(order_switch_sends) {
+        order_switch_sends_(order_switch_sends),
+        bundled_(!r.bundle_start.empty()) {
     for (uint32_t i = 0; i < n_; ++i)
       rank_[r.members[i]] = i;
     gpus_.resize(n_);
@@ -87,7 +90,7 @@ class XmlWriter {
     assign_channels();
     assign_scratch();
     for (uint32_t i : order_)
-      add_transfer(i);
+      bundled_ ? add_bundle_transfer(i) : add_transfer(i);
     add_own_chunks();
   }
 
@@ -126,12 +129,14 @@ class XmlWriter {
         sink(fmt::format("    <tb id=\"{}\" send=\"{}\" recv=\"{}\" chan=\"{}\">\n", t, b.send, b.recv, b.chan));
         for (size_t s = 0; s < b.steps.size(); ++s) {
           const Step& st = b.steps[s];
-          const auto [sb, so, db, dof] = st.type == kCopy ? std::make_tuple("i", st.op, "o", st.op) : buffers(st.op);
+          const auto [sb, so, db, dof] = st.type == kCopy ? std::make_tuple("i", st.op, "o", st.op)
+                                         : st.off >= 0    ? bundle_buffers(st)
+                                                          : buffers(st.op);
           line.clear();
           fmt::format_to(std::back_inserter(line),
                          "      <step s=\"{}\" type=\"{}\" srcbuf=\"{}\" srcoff=\"{}\" dstbuf=\"{}\" dstoff=\"{}\" "
-                         "cnt=\"1\" depid=\"{}\" deps=\"{}\" hasdep=\"{}\"/>\n",
-                         s, st.type, sb, so, db, dof, st.dep_tb, st.dep_step, st.has_dep ? 1 : 0);
+                         "cnt=\"{}\" depid=\"{}\" deps=\"{}\" hasdep=\"{}\"/>\n",
+                         s, st.type, sb, so, db, dof, st.cnt, st.dep_tb, st.dep_step, st.has_dep ? 1 : 0);
           sink(std::string_view(line.data(), line.size()));
         }
         sink(std::string_view("    </tb>\n"));
@@ -208,12 +213,15 @@ class XmlWriter {
     channel_.assign(s_.size(), 0);
     for (uint32_t i : order_) {
       const OpId op{i};
-      uint32_t deps = 0;
-      count_deps(op, deps);
+      uint32_t deps = 0, runs = 1;  // bundled: a send and a receive step per run of consecutive units
+      if (bundled_)
+        bundle_steps(op, deps, runs);
+      else
+        count_deps(op, deps);
       // A step carries one dependency; each further one costs a nop step. The previous send is another thread
       // block's when it went to another peer, or (checked below) when this transfer opens a new channel.
       const uint32_t previous = previous_send_[i];
-      auto cost = [&](bool ordered) { return 1 + (deps + ordered > 1 ? deps + ordered - 1 : 0); };
+      auto cost = [&](bool ordered) { return runs + (deps + ordered > 1 ? deps + ordered - 1 : 0); };
       const auto key = std::make_pair(rank(s_.src(op)), rank(s_.dst(op)));
       uint32_t steps = cost(previous != kNoOp && s_.dst(OpId{previous}) != s_.dst(op));
       if (used[key] + steps > kMscclMaxSteps) {
@@ -377,11 +385,86 @@ class XmlWriter {
     }
   }
 
+  // ---- Bundled schedules (dimension-wise, SynthResult::bundle_units; unit id = buffer chunk): each run of
+  // consecutive units of a transfer is one send and one receive step with cnt = its length; the first send waits for
+  // the receives of every transfer into the sender the op depends on (through local steps), extra ones on nops.
+
+  std::vector<std::pair<uint32_t, uint32_t>> runs(uint32_t op) const {
+    std::vector<std::pair<uint32_t, uint32_t>> out;  // (first unit, count)
+    for (uint32_t x : op_units(r_, op)) {
+      if (!out.empty() && out.back().first + out.back().second == x)
+        ++out.back().second;
+      else
+        out.push_back({x, 1});
+    }
+    return out;
+  }
+
+  void bundle_sources(OpId op, NodeId at, std::vector<OpId>& out) const {
+    for (OpId d : s_.deps(op)) {
+      if (!s_.is_transfer(d) && s_.src(d) == at)
+        bundle_sources(d, at, out);
+      else if (s_.is_transfer(d) && s_.dst(d) == at)
+        out.push_back(d);
+    }
+  }
+
+  std::vector<OpId> bundle_sources(OpId op) const {
+    std::vector<OpId> out;
+    bundle_sources(op, s_.src(op), out);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  void bundle_steps(OpId op, uint32_t& deps, uint32_t& steps) const {
+    deps = static_cast<uint32_t>(bundle_sources(op).size());
+    steps = static_cast<uint32_t>(runs(op.value).size());
+  }
+
+  void add_bundle_transfer(uint32_t i) {
+    const OpId op{i};
+    const uint32_t a = rank(s_.src(op)), b = rank(s_.dst(op));
+    std::vector<std::pair<int64_t, int64_t>> deps;
+    for (OpId d : bundle_sources(op))
+      deps.push_back(recv_step_[d.value]);
+    const int64_t send_tb = tb(a, b, -1, channel_[i]);
+    if (previous_send_[i] != kNoOp && send_step_[previous_send_[i]].first != send_tb)
+      deps.push_back(send_step_[previous_send_[i]]);
+    auto& send_steps = gpus_[a][send_tb].steps;
+    for (size_t k = 0; k + 1 < deps.size(); ++k) {
+      send_steps.push_back({"nop", 0, deps[k].first, deps[k].second, false, i});
+      mark_dependency(a, deps[k]);
+    }
+    const auto parts = runs(i);
+    for (size_t k = 0; k < parts.size(); ++k) {
+      Step send{"s", 0, -1, -1, false, i, parts[k].first, parts[k].second};
+      if (k == 0 && !deps.empty()) {
+        send.dep_tb = deps.back().first;
+        send.dep_step = deps.back().second;
+        mark_dependency(a, deps.back());
+      }
+      send_steps.push_back(send);
+    }
+    send_step_[i] = {send_tb, static_cast<int64_t>(send_steps.size() - 1)};
+    const int64_t recv_tb = tb(b, -1, a, channel_[i]);
+    auto& recv_steps = gpus_[b][recv_tb].steps;
+    for (const auto& [first, count] : parts)
+      recv_steps.push_back({r_.ops[i].reduce ? "rrc" : "r", 0, -1, -1, false, i, first, count});
+    recv_step_[i] = {recv_tb, static_cast<int64_t>(recv_steps.size() - 1)};
+  }
+
+  std::tuple<const char*, uint32_t, const char*, uint32_t> bundle_buffers(const Step& st) const {
+    const char* buf = r_.kind == CollectiveKind::AllGather ? "o" : "i";
+    return {buf, static_cast<uint32_t>(st.off), buf, static_cast<uint32_t>(st.off)};
+  }
+
   const SynthResult& r_;
   const Schedule& s_;
   uint32_t n_;
   bool switched_;            // switch paths were collapsed into GPU-to-GPU transfers (switch_collapse.hpp)
   bool order_switch_sends_;  // MscclXmlOptions::order_switch_sends
+  bool bundled_;             // ops carry bundles of units (bundle_units)
   std::unordered_map<uint32_t, uint32_t> rank_;
   std::vector<std::vector<ThreadBlock>> gpus_;
   std::vector<std::map<std::tuple<int64_t, int64_t, uint32_t>, int64_t>> tb_ids_ =

@@ -31,6 +31,8 @@
 //   (sim/synth_msccl.hpp measures both).
 // - All-to-All is written out of place (a local "cpy" step moves each GPU's own chunks): in place, a receive into
 //   output chunk s*k + j would overwrite the input chunk meant for GPU s before it is sent.
+// - Bundled schedules (dimension-wise, SynthResult::bundle_units; a unit id is its buffer chunk): each run of
+//   consecutive units of a transfer is one send and one receive step with cnt = the run's length.
 // - MscclXml lays the algorithm out once, predicts the file's exact size (every piece is formatted and counted
 //   before anything is written) and streams the XML to a file; the text is never held whole in memory.
 #pragma once

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -105,7 +106,20 @@ struct SynthResult {
   // all_to_all_chunk_bytes(pair_bytes[s * n + d], chunks_per_npu)); and the busiest link's busy time.
   std::vector<int64_t> pair_bytes;
   Time max_link_load;
+  // Bundles (dimension-wise schedules, dimensional.hpp; empty otherwise): op i carries the unit chunks
+  // bundle_units[bundle_start[i] .. bundle_start[i + 1]), sorted, instead of the one chunk schedule.chunk(op). A unit
+  // is chunk_bytes (rounded up), unit x belongs to (originates at / is reduced at) rank x / chunks_per_npu, the
+  // MSCCL in-place layout; a transfer's bytes are its units' bytes, less the rounding.
+  std::vector<uint64_t> bundle_start;
+  std::vector<uint32_t> bundle_units;
 };
+
+// The units op `op` of a bundled result carries (empty for ordinary results).
+inline std::span<const uint32_t> op_units(const SynthResult& r, uint32_t op) {
+  if (r.bundle_start.empty())
+    return {};
+  return {r.bundle_units.data() + r.bundle_start[op], r.bundle_start[op + 1] - r.bundle_start[op]};
+}
 
 // All-to-All groups up to 4096 NPUs: a route is kept per (source, destination) chunk.
 inline constexpr uint64_t kMaxAllToAllPairs = uint64_t{1} << 24;

@@ -142,6 +142,8 @@ class Checker {
   }
 
   void data() {
+    if (!r_.bundle_start.empty())
+      return bundle_data();
     const uint32_t chunks = r_.chunk_count;
     std::vector<Partial> partial(s_.size());
     std::vector<char> holds_after(s_.size(), 0);  // gather transfer / local step: the chunk is complete there
@@ -260,6 +262,135 @@ class Checker {
         const bool own = k == CollectiveKind::AllReduce ? owner(c) == m : origin(c) == m;
         if (!own && !got[m][c])
           return fail(fmt::format("NPU {} never receives chunk {}", r_.members[m], c));
+      }
+    }
+  }
+
+  // Bundled schedules (dimension-wise, SynthResult::bundle_units): the same certificates unit by unit, unit x
+  // belonging to rank x / chunks_per_npu; a transfer's bytes are its units' bytes, less under 2 bytes of rounding
+  // per unit. A local step without units only synchronizes.
+  void bundle_data() {
+    const uint64_t k = std::max<uint32_t>(1, r_.chunks_per_npu), units = r_.chunk_count;
+    if (r_.bundle_start.size() != s_.size() + 1 || r_.bundle_start.back() != r_.bundle_units.size())
+      return fail(fmt::format("the bundle table has {} entries for {} ops", r_.bundle_start.size(), s_.size()));
+    std::vector<Partial> partial(r_.bundle_units.size());
+    std::vector<char> holds_after(s_.size(), 0);
+    std::vector<char> got(gathers(r_.kind) ? size_t{n_} * units : 0, 0);
+    std::vector<uint32_t> seen(units, UINT32_MAX);  // stamped with the op whose dependencies delivered the unit
+    std::vector<Partial> acc(units);
+    for (uint32_t i = 0; i < s_.size() && result_.ok; ++i) {
+      const OpId op{i};
+      const std::span<const uint32_t> b = op_units(r_, i);
+      if (!bundle_well_formed(op, b, units))
+        return;
+      const int64_t at = rank(s_.src(op));
+      const Partial own = at >= 0 ? Partial{1, tag_[at]} : Partial{};
+      if (!s_.is_transfer(op) || r_.ops[i].reduce) {
+        // The partials its dependencies brought to the sender (the reduced node), per unit.
+        for (OpId d : s_.deps(op)) {
+          if (!s_.is_transfer(d) || !r_.ops[d.value].reduce || s_.dst(d) != s_.src(op))
+            continue;
+          const std::span<const uint32_t> db = op_units(r_, d.value);
+          for (size_t j = 0; j < db.size(); ++j) {
+            if (seen[db[j]] != i)
+              acc[db[j]] = {};
+            seen[db[j]] = i;
+            acc[db[j]] += partial[r_.bundle_start[d.value] + j];
+          }
+        }
+      }
+      if (!s_.is_transfer(op)) {
+        for (uint32_t x : b) {
+          Partial p = own;
+          if (seen[x] == i)
+            p += acc[x];
+          if (p.count != all_.count || p.tags != all_.tags)
+            return fail(fmt::format("unit {} is reduced at {} from {} of {} contributions", x, s_.src(op).value,
+                                    p.count, all_.count));
+          if (!got.empty() && at >= 0)
+            got[size_t(at) * units + x] = 1;
+        }
+        holds_after[i] = !b.empty();
+        continue;
+      }
+      if (r_.ops[i].reduce) {
+        for (size_t j = 0; j < b.size(); ++j) {
+          partial[r_.bundle_start[i] + j] = own;
+          if (seen[b[j]] == i)
+            partial[r_.bundle_start[i] + j] += acc[b[j]];
+        }
+        continue;
+      }
+      // A gather: every unit is the sender's own (All-Gather) or a dependency delivered it to the sender.
+      for (OpId d : s_.deps(op)) {
+        const bool brought =
+            s_.is_transfer(d) ? !r_.ops[d.value].reduce && s_.dst(d) == s_.src(op) : s_.src(d) == s_.src(op);
+        if (brought && holds_after[d.value]) {
+          for (uint32_t x : op_units(r_, d.value))
+            seen[x] = i;
+        }
+      }
+      for (uint32_t x : b) {
+        const bool own_unit = r_.kind == CollectiveKind::AllGather && at >= 0 && x / k == uint64_t(at);
+        if (!own_unit && seen[x] != i)
+          return fail(fmt::format("op {} sends unit {} from {} before it holds it", i, x, s_.src(op).value));
+      }
+      holds_after[i] = 1;
+      const int64_t dst = rank(s_.dst(op));
+      for (uint32_t x : b) {
+        if (dst >= 0 && !got.empty())
+          got[size_t(dst) * units + x] = 1;
+      }
+    }
+    if (result_.ok)
+      bundle_final(partial, got, k, units);
+  }
+
+  // Units sorted, distinct and in range; a transfer's bytes match its units.
+  bool bundle_well_formed(OpId op, std::span<const uint32_t> b, uint64_t units) {
+    for (size_t j = 0; j < b.size(); ++j) {
+      if (b[j] >= units || (j > 0 && b[j] <= b[j - 1])) {
+        fail(fmt::format("op {} carries unit {} out of order or out of range (units: {})", op.value, b[j], units));
+        return false;
+      }
+    }
+    if (!s_.is_transfer(op))
+      return true;
+    const int64_t full = static_cast<int64_t>(b.size()) * r_.chunk_bytes.count(), bytes = s_.bytes(op).count();
+    if (b.empty() || bytes > full || bytes <= full - 2 * static_cast<int64_t>(b.size())) {
+      fail(fmt::format("op {} carries {} bytes for {} units of {}", op.value, bytes, b.size(),
+                       to_string(r_.chunk_bytes)));
+      return false;
+    }
+    return true;
+  }
+
+  void bundle_final(const std::vector<Partial>& partial, const std::vector<char>& got, uint64_t k, uint64_t units) {
+    if (r_.kind == CollectiveKind::ReduceScatter) {
+      // Every partial delivered to a unit's owner counts towards the owner's final sum.
+      std::vector<Partial> at_owner(units);
+      for (uint64_t x = 0; x < units; ++x)
+        at_owner[x] = {1, tag_[x / k]};
+      for (uint32_t i = 0; i < s_.size(); ++i) {
+        if (!s_.is_transfer(OpId{i}) || !r_.ops[i].reduce)
+          continue;
+        const std::span<const uint32_t> b = op_units(r_, i);
+        for (size_t j = 0; j < b.size(); ++j) {
+          if (uint64_t(rank(s_.dst(OpId{i}))) == b[j] / k)
+            at_owner[b[j]] += partial[r_.bundle_start[i] + j];
+        }
+      }
+      for (uint64_t x = 0; x < units; ++x) {
+        if (at_owner[x].count != all_.count || at_owner[x].tags != all_.tags)
+          return fail(fmt::format("unit {} ends with {} of {} contributions", x, at_owner[x].count, all_.count));
+      }
+      return;
+    }
+    for (uint32_t m = 0; m < n_; ++m) {
+      for (uint64_t x = 0; x < units; ++x) {
+        const bool own = r_.kind == CollectiveKind::AllGather && x / k == m;
+        if (!own && !got[size_t(m) * units + x])
+          return fail(fmt::format("NPU {} never receives unit {}", r_.members[m], x));
       }
     }
   }
