@@ -96,6 +96,53 @@ void write_schedule_json(const std::string& path, const SynthResult& r) {
   out << j.dump() << "\n";
 }
 
+// --out: the MSCCL XML as written (through switches, the faster of its two layouts) and, with --verify, the file
+// read back and run.
+struct MscclWritten {
+  SynthMscclLayout layout;
+  std::optional<SynthMscclRun> program;
+};
+
+MscclWritten write_msccl(const SynthCommandOptions& o, const Topology& topology, const SynthResult& r) {
+  MscclWritten w;
+  w.layout = choose_synth_msccl_layout(topology, r);
+  const MscclXml xml(r, "chorus-synth", w.layout.options);
+  if (const auto warning = msccl_size_warning(xml.shape(), kMscclLargeXmlBytes))
+    std::cerr << "warning: " << *warning << "\n";
+  xml.write(o.out);
+  if (o.verify && synth_msccl_runnable(topology, r) && xml.shape().bytes <= kMscclReadBackBytes)
+    w.program = run_synth_msccl(topology, r, read_text_file(o.out), o.out);
+  return w;
+}
+
+void add_msccl_json(const MscclWritten& w, nlohmann::json& j) {
+  if (w.program) {
+    j["msccl_checked"] = w.program->checked;
+    j["msccl_aware_ns"] = ns(w.program->aware);
+    j["msccl_flow_ns"] = ns(w.program->flow);
+  }
+  if (w.layout.unordered) {
+    j["msccl_switch_sends"] = w.layout.options.order_switch_sends ? "ordered" : "runtime";
+    j["msccl_flow_runtime_ns"] = ns(w.layout.unordered->flow);
+    j["msccl_flow_ordered_ns"] = ns(w.layout.ordered->flow);
+  }
+}
+
+void print_msccl(const MscclWritten& w, CollectiveKind kind, const std::string& path) {
+  fmt::print("msccl xml    {}\n", path);
+  if (w.layout.unordered) {
+    fmt::print(
+        "  switches   a GPU's sends into the fabric {} (flow model: {} ordered as synthesized, {} left to the "
+        "runtime)\n",
+        w.layout.options.order_switch_sends ? "wait for one another" : "are left to the runtime",
+        to_string(w.layout.ordered->flow), to_string(w.layout.unordered->flow));
+  }
+  if (w.program) {
+    fmt::print("  read back  computes {}; {} under the aware model, {} under the flow model\n", to_string(kind),
+               to_string(w.program->aware), to_string(w.program->flow));
+  }
+}
+
 // The dimension-wise result as text: stages, time, bound.
 void print_dimensional(const DimensionalSynthResult& r, const Topology& topology, Time bound, double ratio) {
   fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(r.kind), to_string(r.size), topology.name(), r.npus);
@@ -122,20 +169,14 @@ void run_dimensional(const SynthCommandOptions& o, const Topology& topology, con
   const DimensionalSynthResult r = synthesize_dimensional(topology, options);
   std::optional<SynthResult> m;
   std::optional<SynthCheck> check;
-  std::optional<SynthMscclRun> program;  // --out --verify: the written XML read back and run
+  std::optional<MscclWritten> xml;
   double materialize_s = 0;
   if (!o.out.empty() || o.verify || !o.schedule_json.empty() || !o.chakra.empty()) {
     const auto started = std::chrono::steady_clock::now();
     m = materialize_dimensional(topology, r);
     materialize_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (!o.out.empty()) {
-      const MscclXml xml(*m, "chorus-synth");
-      if (const auto warning = msccl_size_warning(xml.shape(), kMscclLargeXmlBytes))
-        std::cerr << "warning: " << *warning << "\n";
-      xml.write(o.out);
-      if (o.verify && synth_msccl_runnable(topology, *m) && xml.shape().bytes <= kMscclReadBackBytes)
-        program = run_synth_msccl(topology, *m, read_text_file(o.out), o.out);
-    }
+    if (!o.out.empty())
+      xml = write_msccl(o, topology, *m);
     if (!o.schedule_json.empty())
       write_schedule_json(o.schedule_json, *m);
     if (!o.chakra.empty())
@@ -190,11 +231,8 @@ void run_dimensional(const SynthCommandOptions& o, const Topology& topology, con
       if (!check->ok)
         j["verify_error"] = check->problem;
     }
-    if (program) {
-      j["msccl_checked"] = program->checked;
-      j["msccl_aware_ns"] = ns(program->aware);
-      j["msccl_flow_ns"] = ns(program->flow);
-    }
+    if (xml)
+      add_msccl_json(*xml, j);
     std::cout << j.dump() << "\n";
   } else {
     print_dimensional(r, topology, bound, ratio);
@@ -206,12 +244,8 @@ void run_dimensional(const SynthCommandOptions& o, const Topology& topology, con
       fmt::print("verified     {} (aware model {})\n", check->ok ? "yes" : "NO: " + check->problem,
                  to_string(check->aware_time));
     }
-    if (!o.out.empty())
-      fmt::print("msccl xml    {}\n", o.out);
-    if (program) {
-      fmt::print("  read back  computes {}; {} under the aware model, {} under the flow model\n", to_string(r.kind),
-                 to_string(program->aware), to_string(program->flow));
-    }
+    if (xml)
+      print_msccl(*xml, r.kind, o.out);
   }
   if (check && !check->ok)
     throw Error("synth", "--verify", check->problem);
@@ -255,17 +289,9 @@ void run(const SynthCommandOptions& o) {
     return run_dimensional(o, topology, options);
   const SynthResult r = synthesize(topology, options);
   const SynthBound bound = synth_lower_bound(topology, options);
-  SynthMscclLayout layout;
-  std::optional<SynthMscclRun> program;  // --out --verify: the written XML read back and run
-  if (!o.out.empty()) {
-    layout = choose_synth_msccl_layout(topology, r);
-    const MscclXml xml(r, "chorus-synth", layout.options);
-    if (const auto warning = msccl_size_warning(xml.shape(), kMscclLargeXmlBytes))
-      std::cerr << "warning: " << *warning << "\n";
-    xml.write(o.out);
-    if (o.verify && synth_msccl_runnable(topology, r) && xml.shape().bytes <= kMscclReadBackBytes)
-      program = run_synth_msccl(topology, r, read_text_file(o.out), o.out);
-  }
+  std::optional<MscclWritten> xml;
+  if (!o.out.empty())
+    xml = write_msccl(o, topology, r);
   if (!o.schedule_json.empty())
     write_schedule_json(o.schedule_json, r);
   if (!o.report.empty())
@@ -330,16 +356,8 @@ void run(const SynthCommandOptions& o) {
       if (!check->ok)
         j["verify_error"] = check->problem;
     }
-    if (program) {
-      j["msccl_checked"] = program->checked;
-      j["msccl_aware_ns"] = ns(program->aware);
-      j["msccl_flow_ns"] = ns(program->flow);
-    }
-    if (layout.unordered) {
-      j["msccl_switch_sends"] = layout.options.order_switch_sends ? "ordered" : "runtime";
-      j["msccl_flow_runtime_ns"] = ns(layout.unordered->flow);
-      j["msccl_flow_ordered_ns"] = ns(layout.ordered->flow);
-    }
+    if (xml)
+      add_msccl_json(*xml, j);
     std::cout << j.dump() << "\n";
   } else {
     fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(r.kind), to_string(r.size), topology.name(),
@@ -359,19 +377,8 @@ void run(const SynthCommandOptions& o) {
       fmt::print("verified     {} (aware model {})\n", check->ok ? "yes" : "NO: " + check->problem,
                  to_string(check->aware_time));
     }
-    if (!o.out.empty())
-      fmt::print("msccl xml    {}\n", o.out);
-    if (layout.unordered) {
-      fmt::print(
-          "  switches   a GPU's sends into the fabric {} (flow model: {} ordered as synthesized, {} left to the "
-          "runtime)\n",
-          layout.options.order_switch_sends ? "wait for one another" : "are left to the runtime",
-          to_string(layout.ordered->flow), to_string(layout.unordered->flow));
-    }
-    if (program) {
-      fmt::print("  read back  computes {}; {} under the aware model, {} under the flow model\n", to_string(r.kind),
-                 to_string(program->aware), to_string(program->flow));
-    }
+    if (xml)
+      print_msccl(*xml, r.kind, o.out);
   }
   if (check && !check->ok)
     throw Error("synth", "--verify", check->problem);

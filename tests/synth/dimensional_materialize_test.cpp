@@ -286,12 +286,74 @@ TEST(DimensionalMaterialize, MscclXmlReadsBackWithItsSemanticsAndRuns) {
   }
 }
 
+Dimension dim(BlockKind kind, uint32_t size, LinkParams link = kLink) {
+  return {kind, size, link.bandwidth, link.latency};
+}
+
+// dims:switch2,mesh2 (NPUs 0-3, switches 4 and 5 for the lines {0, 1} and {2, 3}), All-Gather of 8 MiB, k = 1,
+// switches not multicasting (as for --out): pieces of 1 MiB. Through a switch a piece takes two store-and-forward
+// hops. Part 0 (switch, then mesh): stage 0 each NPU's piece to its partner through the switch, 2 x 20.03125 =
+// 40.0625 us; stage 1 its 2 pieces (2 MiB) over the mesh, 39.5625 us. Part 1 (mesh, then switch): 20.03125 us, then
+// 2 MiB through the switch, 2 x 39.5625 = 79.125 us. Counted with barriers: 40.0625 + 79.125 = 119.1875 us.
+// Pipelined: part 1's stage-1 hop into the switch starts when its mesh piece has arrived (20.03125 us), the uplink
+// being free since part 0's hop ended then: into the switch by 59.59375, out by 99.15625 us; part 0's mesh hop
+// starts at 40.0625 and ends at 79.625 us. 99.15625 us.
+TEST(DimensionalMaterialize, SwitchDimensionByHand) {
+  const Topology t = compose({dim(BlockKind::Switch, 2), dim(BlockKind::Mesh, 2)});
+  SynthOptions o = options(CollectiveKind::AllGather, Bytes(8 * kMiB), 1);
+  o.switches_multicast = false;
+  const DimensionalSynthResult d = synthesize_dimensional(t, o);
+  EXPECT_EQ(d.time, Time::ps(119'187'500));
+  const SynthResult r = materialize_dimensional(t, d);
+  EXPECT_EQ(r.time, Time::ps(99'156'250));
+  const SynthCheck c = check_synthesis(t, r);
+  EXPECT_TRUE(c.ok) << c.problem;
+  EXPECT_EQ(c.aware_time, r.time);
+  // 2 parts x 2 lines x (2 NPUs x 2 hops through the switch + 2 over the mesh) = 24 transfers; half touch a switch.
+  uint32_t via_switch = 0;
+  for (uint32_t i = 0; i < r.schedule.size(); ++i) {
+    const OpId op{i};
+    via_switch += r.schedule.is_transfer(op) && (!t.is_npu(r.schedule.src(op)) || !t.is_npu(r.schedule.dst(op)));
+  }
+  EXPECT_EQ(r.schedule.transfer_count(), 24u);
+  EXPECT_EQ(via_switch, 16u);
+  EXPECT_EQ(bundles(r), (std::map<size_t, int>{{1, 12}, {2, 12}}));
+}
+
+// Switch dimensions in every position, with rings, a fully connected and a mesh dimension: the pipelined and the
+// barrier compositions are certified and pipelined <= barriers <= counted; the MSCCL XML (switch paths written as
+// GPU-to-GPU sends, switch_collapse.hpp) reads back computing the collective.
+TEST(DimensionalMaterialize, SwitchDimensionsAreCertifiedAndWritten) {
+  const std::vector<Topology> topologies = {
+      compose({dim(BlockKind::Switch, 4), dim(BlockKind::Ring, 4, kSlow)}),
+      compose({dim(BlockKind::FullyConnected, 2), dim(BlockKind::Switch, 3, kSlow), dim(BlockKind::Ring, 2)}),
+      compose({dim(BlockKind::Switch, 4), dim(BlockKind::Switch, 3)})};
+  for (const Topology& t : topologies) {
+    for (CollectiveKind kind : {CollectiveKind::AllGather, CollectiveKind::ReduceScatter, CollectiveKind::AllReduce}) {
+      for (uint32_t k : {1u, 2u, 3u}) {
+        SynthOptions o = options(kind, Bytes::mib(12), k);
+        o.switches_multicast = false;
+        const DimensionalSynthResult d = synthesize_dimensional(t, o);
+        const SynthResult p = materialize_dimensional(t, d);
+        const SynthResult b = materialize_dimensional(t, d, DimensionalComposition::Barriers);
+        const std::string what = t.name() + " " + to_string(kind) + " k=" + std::to_string(k);
+        for (const SynthResult* r : {&p, &b}) {
+          const SynthCheck c = check_synthesis(t, *r);
+          EXPECT_TRUE(c.ok) << what << ": " << c.problem;
+          EXPECT_EQ(c.aware_time, r->time) << what;
+        }
+        EXPECT_LE(p.time, b.time) << what;
+        EXPECT_LE(b.time, d.time) << what;
+        const std::string path = (std::filesystem::temp_directory_path() / "chorus_dim_switch.xml").string();
+        MscclXml(p, "dim").write(path);
+        EXPECT_TRUE(load_msccl_algorithm(path).checked) << what;
+        std::filesystem::remove(path);
+      }
+    }
+  }
+}
+
 TEST(DimensionalMaterialize, RefusesWhatItCannotMaterialize) {
-  EXPECT_THROW(materialize_dimensional(compose({{BlockKind::Switch, 4, kLink.bandwidth, kLink.latency},
-                                                {BlockKind::Ring, 4, kLink.bandwidth, kLink.latency}},
-                                               "switch4,ring4"),
-                                       options(CollectiveKind::AllReduce, Bytes::mib(8), 1)),
-               Error);
   // 4 k X Y (X + Y - 2) transfers for k = 1 on 64 x 64: 4 x 4096 x 126 = 2,064,384 (fits), k = 4: 8,257,536 > 2^22.
   EXPECT_THROW(
       materialize_dimensional(mesh2d(64, 64, kLink, kLink), options(CollectiveKind::AllReduce, Bytes::gib(1), 4)),

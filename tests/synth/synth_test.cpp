@@ -337,14 +337,14 @@ TEST(SynthCli, DimensionWiseScheduleJson) {
   EXPECT_DOUBLE_EQ(m["time_ns"].get<double>(), 60093.75);
 }
 
-// What a dimension-wise schedule cannot be written as: one line, status 2. A switch dimension has no NPU-to-NPU
-// links to place transfers on; 4 k X Y (X + Y - 2) = 8,257,536 transfers (64x64, k = 4) are over the 2^22
+// What a dimension-wise schedule cannot be written as: one line, status 2. Chakra messages go NPU to NPU, and a
+// switch dimension's schedule routes through its switches; 4 k X Y (X + Y - 2) = 8,257,536 transfers (64x64, k = 4) are over the 2^22
 // materialization cap; dims:fc16,fc16 with 64 chunks per NPU needs more than MSCCL's 216 thread blocks on a GPU
 // (30 peers x 2 directions x the channels its links' steps need); --report is not available.
 TEST(SynthCli, DimensionWiseBadInputIsOneLine) {
   const std::string common = " --bandwidth 50GiB/s --latency 0.5us --collective all_reduce --dimensional";
   const std::pair<const char*, const char*> cases[] = {
-      {"--topology dims:switch4,ring4 --size 8MiB --chunks 1 --verify", "dimension 0 is a switch"},
+      {"--topology dims:switch4,ring4 --size 8MiB --chunks 1 --chakra /tmp/chorus_dim_chakra", "through switch 16"},
       {"--topology mesh2d:64x64 --size 1GiB --chunks 4 --out /tmp/chorus_dim_big.xml", "too many to materialize"},
       {"--topology dims:fc16,fc16 --size 1MiB --chunks 64 --out /tmp/chorus_dim_tb.xml", "216 thread blocks"},
       {"--topology mesh2d:2x2 --size 8MiB --report /tmp/chorus_dim.html", "--report"},

@@ -100,7 +100,9 @@ enum class DimensionalComposition {
 // the link dependency keeps links single-booked), so the aware network model (SynthRoutes) runs it in exactly
 // `time`. With the same link order and a subset of the barrier composition's dependencies the pipelined time is at
 // most the barrier composition's, which is at most synthesize_dimensional()'s (whole-network barriers).
-// check_synthesis() certifies either composition.
+// check_synthesis() certifies either composition. A switch dimension's lines route through their own switches
+// (the line topology's switch mapped to the line's switch in `topology`); a hop leaving a switch waits only for its
+// line's dependencies, since a switch holds nothing from one stage to the next.
 SynthResult materialize_dimensional(const Topology& topology, const SynthOptions& options,
                                     DimensionalComposition composition = DimensionalComposition::Pipelined);
 // The same from a synthesize_dimensional() result of `topology` (its line syntheses are reused).

@@ -46,13 +46,6 @@ class Materializer {
     if (d_.transfers > kMaxMaterializedTransfers)
       throw Error("synth", "topology",
                   fmt::format("{} transfers are too many to materialize (at most 2^22)", d_.transfers));
-    for (uint32_t dim = 0; dim < t_.dimensions().size(); ++dim) {
-      if (t_.dimensions()[dim].kind == BlockKind::Switch && t_.dimensions()[dim].size > 1)
-        throw Error("synth", "topology",
-                    fmt::format("dimension {} is a switch: a materialized dimension-wise schedule (--out, --schedule, "
-                                "--chakra, --verify) needs NPU-to-NPU links in every dimension",
-                                dim));
-    }
     plan_units();
     for (uint32_t l = 0; l < t_.link_count(); ++l)
       link_of_[{t_.link_src(LinkId{l}).value, t_.link_dst(LinkId{l}).value}] = l;
@@ -66,8 +59,8 @@ class Materializer {
     r_.synthesis_s = d_.synthesis_s;
     r_.bundle_start.push_back(0);
     last_on_link_.assign(t_.link_count(), UINT32_MAX);
-    gathered_.resize(t_.npu_count());
-    partials_.resize(t_.npu_count());
+    gathered_.resize(t_.node_count());
+    partials_.resize(t_.node_count());
     for (uint32_t stage = 0; stage < d_.stage_times.size(); ++stage)
       run_stage(stage);
     r_.time = time_as_soon_as_possible();
@@ -183,7 +176,7 @@ class Materializer {
   }
 
   void run_stage(uint32_t stage) {
-    std::vector<Deliveries> new_gathered(t_.npu_count()), new_partials(t_.npu_count());
+    std::vector<Deliveries> new_gathered(t_.node_count()), new_partials(t_.node_count());
     std::vector<std::vector<OpId>> own(barriers_ ? t_.npu_count() : 0);
     for (uint32_t i = 0; i < d_.phases.size(); ++i) {
       const DimensionalPhase& p = d_.phases[i];
@@ -203,11 +196,11 @@ class Materializer {
           if (std::find(v.begin(), v.end(), dim) == v.end())
             shift += t_.coordinate(NodeId{base}, dim) * weight_[p.part][dim];
         }
-        append_line(line, pattern, base, layouts_[i].stride, static_cast<uint32_t>(shift), new_gathered, new_partials,
-                    own);
+        const LinePlacement at{base, layouts_[i].stride, p.line_npus, line_switch(base, layouts_[i].stride, p)};
+        append_line(line, pattern, at, static_cast<uint32_t>(shift), new_gathered, new_partials, own);
       }
     }
-    for (uint32_t v = 0; v < t_.npu_count(); ++v) {
+    for (uint32_t v = 0; v < t_.node_count(); ++v) {
       merge(gathered_[v], new_gathered[v]);
       merge(partials_[v], new_partials[v]);
     }
@@ -238,14 +231,42 @@ class Materializer {
     }
   }
 
-  // One line's ops translated to the line at `base` (line NPU v -> base + v stride), their units shifted to the
-  // line's pieces, with the dependencies materialize_dimensional() describes.
-  void append_line(const SynthResult& line, const std::vector<std::vector<uint32_t>>& pattern, uint32_t base,
-                   uint32_t stride, uint32_t shift, std::vector<Deliveries>& new_gathered,
-                   std::vector<Deliveries>& new_partials, std::vector<std::vector<OpId>>& own) {
+  // Where one line of a phase lies in the topology: line NPU v is base + v stride; the line topology's switch
+  // (a switch dimension: node line_npus of dimension_line()) is that line's own switch.
+  struct LinePlacement {
+    uint32_t base = 0, stride = 1, line_npus = 0, hub = UINT32_MAX;
+    uint32_t node(NodeId v) const { return v.value < line_npus ? base + v.value * stride : hub; }
+  };
+
+  // The switch of phase p's line through `base` (UINT32_MAX unless the dimension is a switch): the one switch
+  // linked to both base and its neighbour base + stride on the line.
+  uint32_t line_switch(uint32_t base, uint32_t stride, const DimensionalPhase& p) const {
+    if (t_.dimensions()[p.dimension].kind != BlockKind::Switch)
+      return UINT32_MAX;
+    for (LinkId l : t_.out_links(NodeId{base})) {
+      const NodeId hub = t_.link_dst(l);
+      if (t_.is_npu(hub))
+        continue;
+      for (LinkId m : t_.out_links(hub)) {
+        if (t_.link_dst(m).value == base + stride)
+          return hub.value;
+      }
+    }
+    throw Error("synth", "topology",
+                fmt::format("NPU {} has no switch of dimension {} (the topology is not the composition its dimensions "
+                            "describe)",
+                            base, p.dimension));
+  }
+
+  // One line's ops translated to the line at `at`, their units shifted to the line's pieces, with the dependencies
+  // materialize_dimensional() describes. A switch keeps nothing from one stage to the next: an op leaving it waits
+  // only for the line's own dependencies (the hops that brought its units in).
+  void append_line(const SynthResult& line, const std::vector<std::vector<uint32_t>>& pattern, const LinePlacement& at,
+                   uint32_t shift, std::vector<Deliveries>& new_gathered, std::vector<Deliveries>& new_partials,
+                   std::vector<std::vector<OpId>>& own) {
     const Schedule& s = line.schedule;
     std::vector<OpId> op_of(s.size()), deps;
-    auto npu = [&](NodeId v) { return base + v.value * stride; };
+    auto npu = [&](NodeId v) { return at.node(v); };
     for (uint32_t i = 0; i < s.size(); ++i) {
       const OpId op{i};
       const uint32_t src = npu(s.src(op)), dst = npu(s.dst(op));
@@ -260,10 +281,13 @@ class Materializer {
         deps.push_back(op_of[d.value]);
       // A reduction (a partial sent on, or the final sum) needs every partial its sender received so far; a gather
       // the delivery of each unit it forwards.
-      delivered(transfer && !x.reduce ? gathered_[src] : partials_[src], units, deps);
+      if (t_.is_npu(NodeId{src}))
+        delivered(transfer && !x.reduce ? gathered_[src] : partials_[src], units, deps);
       if (barriers_ && !barrier_.empty()) {
-        deps.push_back(barrier_[src]);
-        deps.push_back(barrier_[dst]);
+        for (uint32_t v : {src, dst}) {
+          if (t_.is_npu(NodeId{v}))
+            deps.push_back(barrier_[v]);
+        }
       }
       uint32_t link = 0;
       if (transfer) {
@@ -284,11 +308,14 @@ class Materializer {
       r_.ops.push_back({LinkId{link}, Time::zero(), transfer ? x.finish - x.start : Time::zero(), x.reduce});
       r_.bundle_start.push_back(r_.bundle_units.size());
       Deliveries& into = transfer && x.reduce ? new_partials[dst] : new_gathered[dst];
-      for (uint32_t u : units)
-        into.push_back({u, op_of[i].value});
+      if (t_.is_npu(NodeId{dst})) {
+        for (uint32_t u : units)
+          into.push_back({u, op_of[i].value});
+      }
       if (barriers_) {
-        own[src].push_back(op_of[i]);
-        if (dst != src)
+        if (t_.is_npu(NodeId{src}))
+          own[src].push_back(op_of[i]);
+        if (dst != src && t_.is_npu(NodeId{dst}))
           own[dst].push_back(op_of[i]);
       }
     }

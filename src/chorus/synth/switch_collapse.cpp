@@ -25,6 +25,19 @@ class Collapser {
     SynthResult out = r_;
     out.schedule = Schedule();
     out.ops.clear();
+    const bool bundled = !r_.bundle_start.empty();
+    if (bundled) {
+      out.bundle_start = {0};
+      out.bundle_units.clear();
+    }
+    // A kept op carries its original's units (a path: its last hop's, the same as every hop's).
+    auto keep_units = [&](uint32_t i) {
+      if (!bundled)
+        return;
+      const std::span<const uint32_t> units = op_units(r_, i);
+      out.bundle_units.insert(out.bundle_units.end(), units.begin(), units.end());
+      out.bundle_start.push_back(out.bundle_units.size());
+    };
     for (uint32_t i = 0; i < s_.size(); ++i) {
       const OpId op{i};
       if (!s_.is_transfer(op)) {
@@ -32,6 +45,7 @@ class Collapser {
         add_mapped(op);
         new_id_[i] = out.schedule.add_local(s_.src(op), s_.pre_delay(op), deps_, s_.chunk(op));
         out.ops.push_back(r_.ops[i]);
+        keep_units(i);
         continue;
       }
       const bool from_gpu = is_gpu(s_.src(op));
@@ -51,6 +65,7 @@ class Collapser {
       timing.start = r_.ops[first].start;
       timing.link = r_.ops[first].link;  // the GPU's own link into the fabric: its sends' order there
       out.ops.push_back(timing);
+      keep_units(i);
     }
     return out;
   }
