@@ -3,12 +3,17 @@
 // tacos-results-table.csv), with --chunks auto; All-Reduce on a 32x32 2D mesh; All-to-All of 64 MiB on a 32x32 torus
 // (floor: 10 s); dimension-wise All-Reduce (synth/dimensional.hpp) on a 32x32 and a 200x200 2D mesh (floor: the
 // 40,000-NPU one in at most 10 minutes and 8 GiB). Counters: the synthesized time and its ratio to the cut bound is
-// left to scripts/synth-quality.sh; here time_us, transfers and chunks_per_npu.
+// left to scripts/synth-quality.sh; here time_us, transfers and chunks_per_npu. The All-to-All bound's exact LP
+// (synth/concurrent_flow_lp.hpp) on the 8x8 mesh and torus (at the default --exact-bound-limit), and on a 6-cube and
+// a 4x4x4 torus (above it).
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
 #include <benchmark/benchmark.h>
 
+#include "chorus/synth/all_to_all_bound.hpp"
+#include "chorus/synth/concurrent_flow_lp.hpp"
 #include "chorus/synth/dimensional.hpp"
 #include "chorus/synth/synthesize.hpp"
 #include "chorus/topology/edge_list.hpp"
@@ -103,6 +108,41 @@ void BM_SynthDimensionalAllReduceMesh200x200(benchmark::State& state) {
   run_dimensional(state, 200);
 }
 BENCHMARK(BM_SynthDimensionalAllReduceMesh200x200)->Unit(benchmark::kMillisecond);
+
+void run_flow_lp(benchmark::State& state, const Topology& topology) {
+  const SynthGraph graph = make_synth_graph(topology, {});
+  const std::vector<int64_t> demand = uniform_demand(graph.member_count(), Bytes::mib(64));
+  double busiest = 0;
+  for (auto _ : state) {
+    const auto lp = solve_concurrent_flow_lp(graph, demand, uint64_t{1} << 20);
+    busiest = lp ? *std::max_element(lp->load.begin(), lp->load.end()) : 0;
+    benchmark::DoNotOptimize(busiest);
+  }
+  state.counters["variables"] = static_cast<double>(concurrent_flow_lp_variables(graph, demand));
+  state.counters["busiest_link_MiB"] = busiest / (1 << 20);
+}
+
+const LinkParams kFlowLink{Bandwidth::gib_per_s(50), Time::ns(500)};
+
+void BM_ConcurrentFlowLpMesh8x8(benchmark::State& state) {
+  run_flow_lp(state, mesh2d(8, 8, kFlowLink, kFlowLink));
+}
+BENCHMARK(BM_ConcurrentFlowLpMesh8x8)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+void BM_ConcurrentFlowLpTorus8x8(benchmark::State& state) {
+  run_flow_lp(state, torus2d(8, 8, kFlowLink, kFlowLink));
+}
+BENCHMARK(BM_ConcurrentFlowLpTorus8x8)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+void BM_ConcurrentFlowLpHypercube6(benchmark::State& state) {
+  run_flow_lp(state, hypercube(6, std::vector<LinkParams>(6, kFlowLink)));
+}
+BENCHMARK(BM_ConcurrentFlowLpHypercube6)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+void BM_ConcurrentFlowLpTorus4x4x4(benchmark::State& state) {
+  run_flow_lp(state, torus3d(4, 4, 4, kFlowLink, kFlowLink, kFlowLink));
+}
+BENCHMARK(BM_ConcurrentFlowLpTorus4x4x4)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 }  // namespace chorus

@@ -6,7 +6,7 @@
 set -euo pipefail
 # MPI is in both sets: it changes how the library is compiled, so a later full build reuses the program's objects.
 packages=(build-essential cmake ninja-build pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-          libprotobuf-dev protobuf-compiler zlib1g-dev libpugixml-dev libopenmpi-dev openmpi-bin  # MPI: `mpirun ... chorus llm search`
+          libprotobuf-dev protobuf-compiler zlib1g-dev libpugixml-dev libglpk-dev libopenmpi-dev openmpi-bin  # MPI: `mpirun ... chorus llm search`
           libns3-dev)  # ns-3: --model packet (12 MB; its two translation units add about 15 s of compiling)
 if [[ ${1:-} != --program ]]; then
   packages+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format libsimgrid-dev  # SimGrid: the flow cross-check

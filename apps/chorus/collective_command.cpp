@@ -43,8 +43,8 @@ struct CollectiveOptions {
 };
 
 // Options that only --algorithm synth reads, and options that only the built-in algorithms read.
-const char* const kSynthOnly[] = {"--chunks",    "--seed", "--priority", "--npus",         "--fail-links",
-                                  "--fail-npus", "--root", "--scan-cap", "--search-effort"};
+const char* const kSynthOnly[] = {"--chunks",    "--seed", "--priority", "--npus",          "--fail-links",
+                                  "--fail-npus", "--root", "--scan-cap", "--search-effort", "--exact-bound-limit"};
 const char* const kNativeOnly[] = {"--system",         "--composition",
                                    "--splits",         "--active-chunks",
                                    "--endpoint-delay", "--reduction-bandwidth",

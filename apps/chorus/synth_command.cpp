@@ -334,6 +334,7 @@ void run(const SynthCommandOptions& o) {
               ? static_cast<double>(a->flow_upper.picoseconds()) / static_cast<double>(a->flow_lower.picoseconds())
               : 0.0;
       j["flow_phases"] = a->phases;
+      j["flow_exact"] = a->exact;
       j["cut_bound_ns"] = ns(a->cut);
       j["latency_bound_ns"] = ns(a->latency);
       j["max_link_load_ns"] = ns(r.max_link_load);
@@ -368,8 +369,15 @@ void run(const SynthCommandOptions& o) {
     fmt::print("lower bound  {} ({} ns{})\n", to_string(bound.bound), ns(bound.bound),
                bound.kind.empty() ? "" : ", " + bound.kind);
     if (const auto& a = bound.all_to_all) {
-      fmt::print("flow bound   {} <= exact <= {} (concurrent flow, {} phases); busiest link {}\n",
-                 to_string(a->flow_lower), to_string(a->flow_upper), a->phases, to_string(r.max_link_load));
+      if (a->exact) {
+        fmt::print(
+            "flow bound   {} (concurrent flow, exact: the LP's optimum, routing and dual checked); busiest "
+            "link {}\n",
+            to_string(a->flow_lower), to_string(r.max_link_load));
+      } else {
+        fmt::print("flow bound   {} <= exact <= {} (concurrent flow, {} phases); busiest link {}\n",
+                   to_string(a->flow_lower), to_string(a->flow_upper), a->phases, to_string(r.max_link_load));
+      }
     }
     fmt::print("time/bound   {:.4f}\n", ratio);
     fmt::print("synthesis    {:.3f} s ({} runs)\n", r.synthesis_s, r.attempts.size());

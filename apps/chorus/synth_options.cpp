@@ -71,6 +71,8 @@ std::optional<ChunkPriority> parse_priority(const std::string& text) {
               fmt::format("unknown priority '{}'; expected auto, unique, fresh, scarce or random", text));
 }
 
+constexpr uint64_t kMaxExactBoundVariables = uint64_t{1} << 22;
+
 }  // namespace
 
 void add_synth_flags(CLI::App& command, SynthFlags& flags) {
@@ -83,6 +85,9 @@ void add_synth_flags(CLI::App& command, SynthFlags& flags) {
   command.add_option("--root", flags.root, "Broadcast / Reduce root NPU (default 0)");
   command.add_option("--scan-cap", flags.scan_cap,
                      "options scored per link choice (default: 48 up to 256 NPUs, else 8)");
+  command.add_option("--exact-bound-limit", flags.exact_bound_limit,
+                     "All-to-All: the largest concurrent-flow LP solved exactly for the bound, in flow variables "
+                     "(sources x links; default 16384, an 8x8 torus; 0: never)");
   command.add_option("--search-effort", flags.search_effort,
                      "work cap of the chunk / priority search in chunk deliveries (default 2097152)");
 }
@@ -95,6 +100,14 @@ SynthOptions make_synth_options(const SynthFlags& flags, CollectiveKind kind, By
   o.root = flags.root;
   o.search_effort = flags.search_effort;
   o.scan_cap = flags.scan_cap;
+  // GLPK holds the LP and its factorization in memory and aborts the process when an allocation fails.
+  if (flags.exact_bound_limit > kMaxExactBoundVariables) {
+    throw Error("", "--exact-bound-limit",
+                fmt::format("is {}; at most {} flow variables (the LP grows with it, and a 64-NPU graph needs about "
+                            "20,000)",
+                            flags.exact_bound_limit, kMaxExactBoundVariables));
+  }
+  o.exact_bound_limit = flags.exact_bound_limit;
   if (flags.chunks != "auto") {
     o.chunks_per_npu = parse_id(flags.chunks, "--chunks");
     if (o.chunks_per_npu == 0 || o.chunks_per_npu > 4096)

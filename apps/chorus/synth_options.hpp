@@ -1,6 +1,6 @@
 // Command-line flags of the synthesizer, shared by `chorus synth` and `chorus collective --algorithm synth`:
 //   --chunks N|auto  --seed N  --priority auto|unique|fresh|scarce|random  --npus 0-63,70  --fail-links 3-4,17-18
-//   --fail-npus 5,9  --root N  --search-effort DELIVERIES  --scan-cap N
+//   --fail-npus 5,9  --root N  --search-effort DELIVERIES  --scan-cap N  --exact-bound-limit VARIABLES
 #pragma once
 
 #include <string>
@@ -21,6 +21,7 @@ struct SynthFlags {
   uint32_t root = 0;
   uint64_t search_effort = uint64_t{1} << 21;
   uint32_t scan_cap = 0;
+  uint64_t exact_bound_limit = uint64_t{1} << 14;
 };
 
 void add_synth_flags(CLI::App& command, SynthFlags& flags);

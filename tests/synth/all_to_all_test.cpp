@@ -1,8 +1,10 @@
-// All-to-All synthesis and its bound: the concurrent-flow bracket against values worked out by hand on tiny graphs
-// (unique-path graphs, where the exact bound is the busiest link's load, counted here independently) and against
-// the brute-force cut bound; the synthesized schedules' certificates; non-uniform demand matrices; and the
+// All-to-All synthesis and its bound: the concurrent-flow bracket and the exact LP against values worked out by
+// hand on tiny graphs and by brute force on random unique-path graphs (where the exact bound is the busiest link's
+// load, counted here independently), and against the brute-force cut bound; the synthesized schedules' certificates; non-uniform demand matrices; and the
 // quality floors of issue #17 (at most 1.3x the bound on 8x8 tori and meshes, a 6-cube and dgxlike_8x8).
 #include <algorithm>
+#include <queue>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -52,15 +54,20 @@ TEST(ConcurrentFlow, UnidirectionalRingOfThree) {
 TEST(ConcurrentFlow, LineOfFiveBeyondTheHopBound) {
   // A line 0-1-2-3-4 (a 5x1 mesh), 1 MiB per pair. Link i -> i+1 carries every pair from {0..i} to {i+1..4}:
   // (i+1)(4-i) MiB, at most 6 (i = 1, 2). The hop bound is only sum |i-j| / links = 40 / 8 = 5 MiB per link, so the
-  // solver has to find the cut-like lengths itself.
+  // phases have to find the cut-like lengths themselves (the exact LP is switched off here; it gets the same).
   const Topology t = mesh2d(5, 1, kLink, kLink);
-  const ConcurrentFlow f = concurrent_flow(whole(t), uniform_demand(5, Bytes(5 * kMiB)), {});
+  ConcurrentFlowOptions phases_only;
+  phases_only.exact_variables = 0;
+  const ConcurrentFlow f = concurrent_flow(whole(t), uniform_demand(5, Bytes(5 * kMiB)), phases_only);
   int64_t busiest = 0;
   for (int64_t i = 0; i < 4; ++i)
     busiest = std::max(busiest, (i + 1) * (4 - i));
   EXPECT_EQ(busiest, 6);
   expect_exact(f, seconds(busiest * kMiB), "line 5");
   EXPECT_STREQ(f.binding, "flow");
+  const ConcurrentFlow lp = concurrent_flow(whole(t), uniform_demand(5, Bytes(5 * kMiB)), {});
+  EXPECT_TRUE(lp.exact);
+  EXPECT_NEAR(lp.lower_s, seconds(busiest * kMiB), seconds(busiest * kMiB) * 1e-9);
 }
 
 TEST(ConcurrentFlow, NonUniformDemandThroughASwitch) {
@@ -98,6 +105,112 @@ TEST(ConcurrentFlow, HopBoundIsExactOnATorus) {
   const ConcurrentFlow f = concurrent_flow(whole(t), uniform_demand(64, Bytes(64 * kMiB)), {});
   EXPECT_NEAR(f.lower_s, seconds(64 * kMiB), seconds(64 * kMiB) * 1e-9);
   EXPECT_LE(f.upper_s, seconds(64 * kMiB) * 1.01);
+}
+
+// The exact LP (concurrent_flow_lp.hpp) against brute force where the optimum can be counted: on a graph where
+// every pair has exactly one simple path (trees, with switches among the inner nodes; unidirectional rings), no
+// routing has a choice, so T* is the busiest link's load over its bandwidth, counted here by walking each pair's
+// path. Random shapes, bandwidths (25, 50, 100 GiB/s) and demands (0-5 MiB per pair, some pairs empty).
+double unique_path_optimum(const Topology& t, const std::vector<int64_t>& d) {
+  const uint32_t n = t.npu_count();
+  std::vector<double> load(t.link_count(), 0);
+  for (uint32_t s = 0; s < n; ++s) {
+    // Breadth-first from s: the link into each node on its one path.
+    std::vector<int64_t> via(t.node_count(), -1);
+    std::vector<char> seen(t.node_count(), 0);
+    std::queue<uint32_t> q;
+    q.push(s);
+    seen[s] = 1;
+    while (!q.empty()) {
+      const uint32_t v = q.front();
+      q.pop();
+      for (LinkId l : t.out_links(NodeId{v})) {
+        const uint32_t w = t.link_dst(l).value;
+        if (!seen[w]) {
+          seen[w] = 1;
+          via[w] = l.value;
+          q.push(w);
+        }
+      }
+    }
+    for (uint32_t dst = 0; dst < n; ++dst) {
+      for (uint32_t v = dst; dst != s && v != s; v = t.link_src(LinkId{static_cast<uint32_t>(via[v])}).value)
+        load[via[v]] += static_cast<double>(d[size_t{s} * n + dst]);
+    }
+  }
+  double worst = 0;
+  for (uint32_t l = 0; l < t.link_count(); ++l)
+    worst = std::max(worst, load[l] / t.link_bandwidth(LinkId{l}).bytes_per_second());
+  return worst;
+}
+
+TEST(ConcurrentFlow, ExactMatchesBruteForceOnUniquePathGraphs) {
+  std::mt19937 rng(17);
+  const Bandwidth tiers[] = {Bandwidth::gib_per_s(25), Bandwidth::gib_per_s(50), Bandwidth::gib_per_s(100)};
+  for (int round = 0; round < 40; ++round) {
+    const uint32_t npus = 3 + rng() % 5, switches = round % 2 == 0 ? rng() % 3 : 0;
+    TopologyBuilder b("unique-path", npus);
+    for (uint32_t k = 0; k < switches; ++k)
+      b.add_switch();
+    const uint32_t nodes = npus + switches;
+    if (round % 4 == 3) {
+      for (uint32_t v = 0; v < npus; ++v)  // a unidirectional ring: one path between any two NPUs
+        b.add_link(NodeId{v}, NodeId{(v + 1) % npus}, tiers[rng() % 3], Time::ns(500));
+    } else {
+      // A random tree, switches first so that NPUs hang off them; each node links to an earlier one.
+      std::vector<uint32_t> order;
+      for (uint32_t k = 0; k < switches; ++k)
+        order.push_back(npus + k);
+      for (uint32_t v = 0; v < npus; ++v)
+        order.push_back(v);
+      for (uint32_t i = 1; i < nodes; ++i)
+        b.add_duplex(NodeId{order[i]}, NodeId{order[rng() % i]}, tiers[rng() % 3], Time::ns(500));
+    }
+    const Topology t = std::move(b).seal();
+    std::vector<int64_t> d(size_t{npus} * npus, 0);
+    for (uint32_t s = 0; s < npus; ++s)
+      for (uint32_t x = 0; x < npus; ++x)
+        d[size_t{s} * npus + x] = s == x ? 0 : static_cast<int64_t>(rng() % 6) * kMiB;
+    d[1] = kMiB;  // at least one pair with traffic
+    const double want = unique_path_optimum(t, d);
+    const ConcurrentFlow f = concurrent_flow(whole(t), d, {});
+    ASSERT_TRUE(f.exact) << "round " << round;
+    EXPECT_NEAR(f.lower_s, want, want * 1e-9) << "round " << round;
+    EXPECT_NEAR(f.upper_s, want, want * 1e-9) << "round " << round;
+  }
+}
+
+// The hand-worked optima above, now exact; the exact value lies in the phases' bracket (solved without the LP) and
+// at or above the brute-force cut; on the unidirectional ring of three it is strictly above every cut (2 MiB leave
+// {0} on one link; the flow needs 3 MiB on each).
+TEST(ConcurrentFlow, ExactInsideTheBracketAndAboveTheCut) {
+  const Topology ring3 = uniring(3, kLink);
+  const ConcurrentFlow exact = concurrent_flow(whole(ring3), uniform_demand(3, Bytes(3 * kMiB)), {});
+  EXPECT_TRUE(exact.exact);
+  EXPECT_NEAR(exact.lower_s, seconds(3 * kMiB), seconds(3 * kMiB) * 1e-9);
+  BoundOptions bo;
+  bo.method = BoundMethod::BruteForce;
+  const LowerBound cut = lower_bound(ring3, Collective{CollectiveKind::AllToAll, Bytes(3 * kMiB), 3}, bo);
+  EXPECT_NEAR(static_cast<double>(cut.bandwidth_bound.picoseconds()) * 1e-12, seconds(2 * kMiB), 1e-12);
+  ConcurrentFlowOptions phases_only;
+  phases_only.exact_variables = 0;
+  for (const Topology& t : {ring(6, kLink), mesh2d(3, 3, kLink, kLink), mesh2d(4, 4, kLink, kLink),
+                            torus2d(3, 4, kLink, kLink), switch_star(5, kLink)}) {
+    const uint32_t n = t.npu_count();
+    const std::vector<int64_t> d = uniform_demand(n, Bytes(int64_t{n} * kMiB));
+    const ConcurrentFlow e = concurrent_flow(whole(t), d, {});
+    const ConcurrentFlow p = concurrent_flow(whole(t), d, phases_only);
+    EXPECT_TRUE(e.exact) << t.name();
+    EXPECT_FALSE(p.exact) << t.name();
+    EXPECT_GE(e.lower_s, p.lower_s * (1 - 1e-9)) << t.name();
+    EXPECT_LE(e.upper_s, p.upper_s * (1 + 1e-9)) << t.name();
+    const LowerBound c = lower_bound(t, Collective{CollectiveKind::AllToAll, Bytes(int64_t{n} * kMiB), n}, bo);
+    EXPECT_GE(e.lower_s, static_cast<double>(c.bandwidth_bound.picoseconds()) * 1e-12 * (1 - 1e-9)) << t.name();
+  }
+  // 4x4 mesh: the bisection (8 x 8 pairs of 1 MiB over 4 links each way, 16 MiB per link) is met by XY routing.
+  const ConcurrentFlow mesh = concurrent_flow(whole(mesh2d(4, 4, kLink, kLink)), uniform_demand(16, Bytes(16 * kMiB)),
+                                              {});
+  EXPECT_NEAR(mesh.lower_s, seconds(16 * kMiB), seconds(16 * kMiB) * 1e-9);
 }
 
 // ---- synthesis ----

@@ -370,6 +370,29 @@ TEST(SynthCli, JsonHasTheScriptKeys) {
     EXPECT_NE(out.find(key), std::string::npos) << key << " in " << out;
 }
 
+// All-to-All on mesh2d:4x4, 64 MiB (4 MiB per pair): the exact bound is the bisection, 8 x 8 pairs over 4 links
+// each way, 64 MiB per link: 64 MiB / 50 GiB/s = 1.25 ms, which the LP reaches and certifies (flow_exact). With
+// --exact-bound-limit 0 only the phases' bracket is reported, and it contains that value.
+TEST(SynthCli, AllToAllBoundIsExactOnSmallGraphs) {
+  const std::string args =
+      "synth --topology mesh2d:4x4 --bandwidth 50GiB/s --latency 0.5us --collective all_to_all --size 64MiB --json";
+  int status = 0;
+  const nlohmann::json exact = nlohmann::json::parse(run(args, status));
+  ASSERT_EQ(status, 0);
+  EXPECT_EQ(exact["flow_exact"], true);
+  EXPECT_NEAR(exact["flow_lower_ns"].get<double>(), 1.25e6, 1e-2);
+  EXPECT_NEAR(exact["flow_upper_ns"].get<double>(), 1.25e6, 1e-2);
+  EXPECT_NEAR(exact["bound_ns"].get<double>(), 1.25e6, 1e-2);
+  const nlohmann::json bracket = nlohmann::json::parse(run(args + " --exact-bound-limit 0", status));
+  ASSERT_EQ(status, 0);
+  EXPECT_EQ(bracket["flow_exact"], false);
+  EXPECT_LE(bracket["flow_lower_ns"].get<double>(), 1.25e6);
+  EXPECT_GE(bracket["flow_upper_ns"].get<double>(), 1.25e6);
+  const std::string text = run(
+      "synth --topology mesh2d:4x4 --bandwidth 50GiB/s --latency 0.5us --collective all_to_all --size 64MiB", status);
+  EXPECT_NE(text.find("flow bound   1.25 ms (concurrent flow, exact"), std::string::npos) << text;
+}
+
 TEST(SynthCli, CollectiveSynthPrintsEstimateAndSimulation) {
   int status = 0;
   const std::string out =

@@ -84,6 +84,7 @@ AllToAllBound all_to_all_bound(const SynthGraph& g, const std::vector<int64_t>& 
   b.flow_lower = floor_seconds(f.lower_s);
   b.flow_upper = Time::ps(static_cast<int64_t>(std::ceil(f.upper_s * 1e12)));
   b.phases = f.phases;
+  b.exact = f.exact;
   b.cut = single_npu_cuts(g, pair_bytes);
   b.latency = latency_reach(g, pair_bytes);
   b.bound = std::max({b.flow_lower, b.cut, b.latency});

@@ -1,7 +1,8 @@
 // Lower bound of an All-to-All with any demand matrix on the graph a synthesis may use, in the synthesizer's
 // model: max of
 //   - the concurrent-flow bound (concurrent_flow.hpp; with its primal routing as the certificate of how exact
-//     it is: flow_upper / flow_lower, 1.00 on tori and hypercubes, within 1% on small graphs);
+//     it is: flow_upper / flow_lower, 1.00 on tori and hypercubes, within 1% on small graphs, and the exact
+//     optimum of the LP, certified, on graphs of at most ConcurrentFlowOptions::exact_variables);
 //   - the single-NPU cuts with the demand: NPU v must send sum_d D(v, d) through its out-links and receive
 //     sum_s D(s, v) through its in-links;
 //   - latency: the pair with traffic farthest apart (a chunk needs at least the latencies of its path).
@@ -27,6 +28,7 @@ struct AllToAllBound {
   Time cut;         // single-NPU cuts
   Time latency;
   uint32_t phases = 0;
+  bool exact = false;   // flow_lower and flow_upper are the LP optimum (ConcurrentFlow::exact), rounded to ps
   std::string binding;  // "flow (hops)", "flow (flow)", "single-npu cut", "latency"
 };
 

@@ -6,6 +6,8 @@
 #include <limits>
 #include <queue>
 
+#include "chorus/synth/concurrent_flow_lp.hpp"
+
 namespace chorus {
 
 namespace {
@@ -40,6 +42,11 @@ class Solver {
     consider(inverse, "inverse-bandwidth", r);
     if (r.lower_s <= 0)
       return r;
+    if (const auto lp = solve_concurrent_flow_lp(g_, d_, o_.exact_variables)) {
+      certify(*lp, r);
+      if (r.exact)
+        return r;
+    }
     phases(inverse, r);
     return r;
   }
@@ -105,6 +112,21 @@ class Solver {
       r.lower_s = b;
       r.binding = name;
     }
+  }
+
+  // The LP's optimum, trusted only as far as checked here: its dual lengths' bound by this file's shortest paths,
+  // its routing's congestion (flow conserved to 1e-9 of the traffic), and the two equal to 1e-9.
+  void certify(const LpConcurrentFlow& lp, ConcurrentFlow& r) {
+    consider(lp.lengths, "exact", r);
+    double traffic = 0, congestion = 0;
+    for (int64_t x : d_)
+      traffic += static_cast<double>(std::max<int64_t>(x, 0));
+    for (uint32_t e = 0; e < g_.link_count(); ++e)
+      congestion = std::max(congestion, lp.load[e] / cap_[e]);
+    if (lp.residual > 1e-9 * traffic || congestion > r.lower_s * (1 + 1e-9))
+      return;
+    r.upper_s = congestion;
+    r.exact = true;
   }
 
   bool has_demand(uint32_t s) const {

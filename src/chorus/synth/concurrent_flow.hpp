@@ -9,6 +9,10 @@
 //   congestion, from Garg-Koenemann / Fleischer phases (every demand routed once per phase on a shortest path
 //   tree of its source under exponential lengths; the average of the phases is the routing).
 // upper_s / lower_s is the gap; on small graphs the solver runs until the gap is within `gap` (default 1%).
+// - exact: on graphs whose LP has at most `exact_variables` flow variables (sources with traffic x links), the LP
+//   itself is solved first (concurrent_flow_lp.hpp: GLPK, rational simplex). Its routing's congestion and its dual
+//   lengths' bound, both recomputed here, must agree to 1e-9; then lower_s and upper_s are that optimum and `exact`
+//   is set. Otherwise (too large, or the check fails) the phases above run.
 //
 //   ConcurrentFlow f = concurrent_flow(graph, pair_bytes, {});
 //   fmt::print("{} s <= T* <= {} s\n", f.lower_s, f.upper_s);
@@ -25,13 +29,17 @@ struct ConcurrentFlowOptions {
   double epsilon = 0.05;              // step of the multiplicative length update
   double gap = 0.01;                  // stop once upper / lower <= 1 + gap
   uint64_t work = uint64_t{1} << 26;  // edge relaxations, summed; deterministic (never wall time)
+  // Largest LP solved exactly, in flow variables: 2^14 takes an 8x8 torus (64 sources x 256 links, about 1 s) and
+  // leaves a 6-cube (64 x 384, about 1.5 s) and a 4x4x4 torus (about 3 s) to the phases. 0: never.
+  uint64_t exact_variables = uint64_t{1} << 14;
 };
 
 struct ConcurrentFlow {
   double lower_s = 0;        // valid lower bound on the time to route the demand (seconds)
   double upper_s = 0;        // a routing achieving this congestion exists (seconds); 0 when none finished
   uint32_t phases = 0;       // solver phases completed
-  const char* binding = "";  // which lengths gave lower_s: "hops", "inverse-bandwidth", "flow"
+  const char* binding = "";  // which lengths gave lower_s: "hops", "inverse-bandwidth", "flow", "exact"
+  bool exact = false;        // lower_s and upper_s are the LP optimum, certified by primal and dual
 };
 
 // pair_bytes: member_count^2 entries, row-major by local rank (source, destination); the diagonal is ignored.

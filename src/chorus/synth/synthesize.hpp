@@ -64,6 +64,9 @@ struct SynthOptions {
   // Switches (non-member relays) multicast in All-Gather and Broadcast phases (one copy in, several out). Off for
   // MSCCL XML (chorus synth --out): MSCCL has no multicast, every copy is a GPU's own send through the switch.
   bool switches_multicast = true;
+  // All-to-All only: the largest concurrent-flow LP its lower bound solves exactly, in flow variables (sources with
+  // traffic x links; ConcurrentFlowOptions::exact_variables); larger graphs get the bracket. 0: never.
+  uint64_t exact_bound_limit = uint64_t{1} << 14;
   // All-to-All only: bytes per (source, destination) NPU (--demand FILE.csv); none: size / N to every NPU.
   std::optional<DemandMatrix> demand;
 };

@@ -439,7 +439,9 @@ SynthBound synth_lower_bound(const Topology& topology, const SynthOptions& optio
     // cut bound (exact by enumeration on small graphs), whichever is larger.
     const std::vector<int64_t> demand =
         options.demand ? member_demand(*options.demand, graph) : uniform_demand(graph.member_count(), options.size);
-    r.all_to_all = all_to_all_bound(graph, demand, {});
+    ConcurrentFlowOptions flow;
+    flow.exact_variables = options.exact_bound_limit;
+    r.all_to_all = all_to_all_bound(graph, demand, flow);
     r.bound = r.all_to_all->bound;
     r.kind = r.all_to_all->binding;
   }
