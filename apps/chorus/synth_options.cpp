@@ -71,7 +71,7 @@ std::optional<ChunkPriority> parse_priority(const std::string& text) {
               fmt::format("unknown priority '{}'; expected auto, unique, fresh, scarce or random", text));
 }
 
-constexpr uint64_t kMaxExactBoundVariables = uint64_t{1} << 22;
+constexpr int64_t kMaxExactBoundVariables = int64_t{1} << 22;
 
 }  // namespace
 
@@ -101,13 +101,13 @@ SynthOptions make_synth_options(const SynthFlags& flags, CollectiveKind kind, By
   o.search_effort = flags.search_effort;
   o.scan_cap = flags.scan_cap;
   // GLPK holds the LP and its factorization in memory and aborts the process when an allocation fails.
-  if (flags.exact_bound_limit > kMaxExactBoundVariables) {
+  if (flags.exact_bound_limit < 0 || flags.exact_bound_limit > kMaxExactBoundVariables) {
     throw Error("", "--exact-bound-limit",
-                fmt::format("is {}; at most {} flow variables (the LP grows with it, and a 64-NPU graph needs about "
-                            "20,000)",
+                fmt::format("is {}; must be 0 to {} flow variables (the LP grows with it, and a 64-NPU graph needs "
+                            "about 20,000)",
                             flags.exact_bound_limit, kMaxExactBoundVariables));
   }
-  o.exact_bound_limit = flags.exact_bound_limit;
+  o.exact_bound_limit = static_cast<uint64_t>(flags.exact_bound_limit);
   if (flags.chunks != "auto") {
     o.chunks_per_npu = parse_id(flags.chunks, "--chunks");
     if (o.chunks_per_npu == 0 || o.chunks_per_npu > 4096)

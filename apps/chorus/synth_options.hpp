@@ -21,7 +21,7 @@ struct SynthFlags {
   uint32_t root = 0;
   uint64_t search_effort = uint64_t{1} << 21;
   uint32_t scan_cap = 0;
-  uint64_t exact_bound_limit = uint64_t{1} << 14;
+  int64_t exact_bound_limit = int64_t{1} << 14;  // signed: a negative value is refused as itself
 };
 
 void add_synth_flags(CLI::App& command, SynthFlags& flags);

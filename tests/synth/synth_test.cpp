@@ -406,7 +406,8 @@ TEST(SynthCli, CollectiveSynthPrintsEstimateAndSimulation) {
 TEST(SynthCli, BadInputIsOneLineAndStatusTwo) {
   for (const char* args :
        {"--topology ring:8 --npus 0-9", "--topology ring:8 --fail-links 0-1,4-5", "--topology ring:8 --fail-links 0-3",
-        "--topology ring:8 --chunks 0", "--topology switch:8 --chakra /tmp/chorus_switch_chakra"}) {
+        "--topology ring:8 --chunks 0", "--topology switch:8 --chakra /tmp/chorus_switch_chakra",
+        "--topology ring:8 --exact-bound-limit 4194305", "--topology ring:8 --exact-bound-limit -1"}) {
     int status = 0;
     const std::string out =
         run(std::string("synth ") + args + " --bandwidth 50GiB/s --latency 0.5us --collective all_gather --size 1MiB",
