@@ -1,7 +1,8 @@
 // All-to-All synthesis and its bound: the concurrent-flow bracket and the exact LP against values worked out by
 // hand on tiny graphs and by brute force on random unique-path graphs (where the exact bound is the busiest link's
-// load, counted here independently), and against the brute-force cut bound; the synthesized schedules' certificates; non-uniform demand matrices; and the
-// quality floors of issue #17 (at most 1.3x the bound on 8x8 tori and meshes, a 6-cube and dgxlike_8x8).
+// load, counted here independently), and against the brute-force cut bound; the synthesized schedules'
+// certificates; non-uniform demand matrices; and the quality floors of issue #17 (at most 1.3x the bound on 8x8 tori
+// and meshes, a 6-cube and dgxlike_8x8).
 #include <algorithm>
 #include <queue>
 #include <random>
