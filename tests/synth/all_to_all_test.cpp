@@ -209,8 +209,8 @@ TEST(ConcurrentFlow, ExactInsideTheBracketAndAboveTheCut) {
     EXPECT_GE(e.lower_s, static_cast<double>(c.bandwidth_bound.picoseconds()) * 1e-12 * (1 - 1e-9)) << t.name();
   }
   // 4x4 mesh: the bisection (8 x 8 pairs of 1 MiB over 4 links each way, 16 MiB per link) is met by XY routing.
-  const ConcurrentFlow mesh = concurrent_flow(whole(mesh2d(4, 4, kLink, kLink)), uniform_demand(16, Bytes(16 * kMiB)),
-                                              {});
+  const ConcurrentFlow mesh =
+      concurrent_flow(whole(mesh2d(4, 4, kLink, kLink)), uniform_demand(16, Bytes(16 * kMiB)), {});
   EXPECT_NEAR(mesh.lower_s, seconds(16 * kMiB), seconds(16 * kMiB) * 1e-9);
 }
 
