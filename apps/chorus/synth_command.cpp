@@ -161,17 +161,17 @@ void print_dimensional(const DimensionalSynthResult& r, const Topology& topology
 
 // Dimension-wise synthesis (dimensional.hpp): per-line schedules composed in stages; transfers are counted, and
 // materialized (up to 2^22 transfers, stages pipelined by data-level dependencies, transfers carrying bundles of
-// unit chunks) for --out, --schedule, --chakra and --verify. --report says why it is missing.
+// unit chunks) for --out, --schedule, --chakra, --report and --verify.
 void run_dimensional(const SynthCommandOptions& o, const Topology& topology, const SynthOptions& options) {
-  if (!o.report.empty())
-    throw Error("synth", "--report",
-                "is not available with dimension-wise synthesis (transfers are counted, not materialized)");
   const DimensionalSynthResult r = synthesize_dimensional(topology, options);
   std::optional<SynthResult> m;
   std::optional<SynthCheck> check;
   std::optional<MscclWritten> xml;
   double materialize_s = 0;
-  if (!o.out.empty() || o.verify || !o.schedule_json.empty() || !o.chakra.empty()) {
+  const auto bound_started = std::chrono::steady_clock::now();
+  const Time bound = dimensional_lower_bound(topology, r.kind, r.size);
+  const double bound_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - bound_started).count();
+  if (!o.out.empty() || o.verify || !o.schedule_json.empty() || !o.chakra.empty() || !o.report.empty()) {
     const auto started = std::chrono::steady_clock::now();
     m = materialize_dimensional(topology, r);
     materialize_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -181,12 +181,11 @@ void run_dimensional(const SynthCommandOptions& o, const Topology& topology, con
       write_schedule_json(o.schedule_json, *m);
     if (!o.chakra.empty())
       write_chakra_schedule((std::filesystem::path(o.chakra) / to_string(m->kind)).string(), *m, topology);
+    if (!o.report.empty())
+      write_output_file(o.report, "--report", synth_report_html(*m, topology, bound));
     if (o.verify)
       check = check_synthesis(topology, *m);
   }
-  const auto bound_started = std::chrono::steady_clock::now();
-  const Time bound = dimensional_lower_bound(topology, r.kind, r.size);
-  const double bound_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - bound_started).count();
   const double ratio =
       bound > Time::zero() ? static_cast<double>(r.time.picoseconds()) / static_cast<double>(bound.picoseconds()) : 0;
   if (o.json) {
