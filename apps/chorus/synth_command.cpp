@@ -115,6 +115,14 @@ MscclWritten write_msccl(const SynthCommandOptions& o, const Topology& topology,
   return w;
 }
 
+// --verify: the certificates' verdict and the aware model's time.
+void add_check_json(const SynthCheck& check, nlohmann::json& j) {
+  j["verified"] = check.ok;
+  j["aware_ns"] = ns(check.aware_time);
+  if (!check.ok)
+    j["verify_error"] = check.problem;
+}
+
 void add_msccl_json(const MscclWritten& w, nlohmann::json& j) {
   if (w.program) {
     j["msccl_checked"] = w.program->checked;
@@ -224,12 +232,8 @@ void run_dimensional(const SynthCommandOptions& o, const Topology& topology, con
       j["unit_bytes"] = m->chunk_bytes.count();
       j["materialize_s"] = materialize_s;
     }
-    if (check) {
-      j["verified"] = check->ok;
-      j["aware_ns"] = ns(check->aware_time);
-      if (!check->ok)
-        j["verify_error"] = check->problem;
-    }
+    if (check)
+      add_check_json(*check, j);
     if (xml)
       add_msccl_json(*xml, j);
     std::cout << j.dump() << "\n";
@@ -350,12 +354,8 @@ void run(const SynthCommandOptions& o) {
       tried.push_back(t);
     }
     j["attempts"] = tried;
-    if (check) {
-      j["verified"] = check->ok;
-      j["aware_ns"] = ns(check->aware_time);
-      if (!check->ok)
-        j["verify_error"] = check->problem;
-    }
+    if (check)
+      add_check_json(*check, j);
     if (xml)
       add_msccl_json(*xml, j);
     std::cout << j.dump() << "\n";

@@ -296,27 +296,33 @@ class XmlWriter {
     const uint32_t c = s_.chunk(op);
     std::vector<std::pair<int64_t, int64_t>> deps;
     collect_deps(op, deps);
+    place(i, a, b, std::move(deps), {{"s", c, -1, -1, false, i}},
+          {{r_.ops[i].reduce ? "rrc" : "r", c, -1, -1, false, i}});
+  }
+
+  // Lays out transfer i from GPU a to GPU b: `sends` in a's thread block for (b, channel), the first of them
+  // carrying the last of `deps` and each other dependency a nop step before it (plus the pair's previous send,
+  // where that sits in another thread block), and `receives` in b's thread block for (a, channel).
+  void place(uint32_t i, uint32_t a, uint32_t b, std::vector<std::pair<int64_t, int64_t>> deps, std::vector<Step> sends,
+             const std::vector<Step>& receives) {
     const int64_t send_tb = tb(a, b, -1, channel_[i]);
     if (previous_send_[i] != kNoOp && send_step_[previous_send_[i]].first != send_tb)
       deps.push_back(send_step_[previous_send_[i]]);
-
     auto& send_steps = gpus_[a][send_tb].steps;
     for (size_t k = 0; k + 1 < deps.size(); ++k) {
-      send_steps.push_back({"nop", c, deps[k].first, deps[k].second, false, i});
+      send_steps.push_back({"nop", sends.front().chunk, deps[k].first, deps[k].second, false, i});
       mark_dependency(a, deps[k]);
     }
-    Step send{"s", c, -1, -1, false, i};
     if (!deps.empty()) {
-      send.dep_tb = deps.back().first;
-      send.dep_step = deps.back().second;
+      sends.front().dep_tb = deps.back().first;
+      sends.front().dep_step = deps.back().second;
       mark_dependency(a, deps.back());
     }
-    send_steps.push_back(send);
+    send_steps.insert(send_steps.end(), sends.begin(), sends.end());
     send_step_[i] = {send_tb, static_cast<int64_t>(send_steps.size() - 1)};
-
     const int64_t recv_tb = tb(b, -1, a, channel_[i]);
     auto& recv_steps = gpus_[b][recv_tb].steps;
-    recv_steps.push_back({r_.ops[i].reduce ? "rrc" : "r", c, -1, -1, false, i});
+    recv_steps.insert(recv_steps.end(), receives.begin(), receives.end());
     recv_step_[i] = {recv_tb, static_cast<int64_t>(recv_steps.size() - 1)};
   }
 
@@ -428,30 +434,12 @@ class XmlWriter {
     std::vector<std::pair<int64_t, int64_t>> deps;
     for (OpId d : bundle_sources(op))
       deps.push_back(recv_step_[d.value]);
-    const int64_t send_tb = tb(a, b, -1, channel_[i]);
-    if (previous_send_[i] != kNoOp && send_step_[previous_send_[i]].first != send_tb)
-      deps.push_back(send_step_[previous_send_[i]]);
-    auto& send_steps = gpus_[a][send_tb].steps;
-    for (size_t k = 0; k + 1 < deps.size(); ++k) {
-      send_steps.push_back({"nop", 0, deps[k].first, deps[k].second, false, i});
-      mark_dependency(a, deps[k]);
+    std::vector<Step> sends, receives;
+    for (const auto& [first, count] : runs(i)) {
+      sends.push_back({"s", 0, -1, -1, false, i, first, count});
+      receives.push_back({r_.ops[i].reduce ? "rrc" : "r", 0, -1, -1, false, i, first, count});
     }
-    const auto parts = runs(i);
-    for (size_t k = 0; k < parts.size(); ++k) {
-      Step send{"s", 0, -1, -1, false, i, parts[k].first, parts[k].second};
-      if (k == 0 && !deps.empty()) {
-        send.dep_tb = deps.back().first;
-        send.dep_step = deps.back().second;
-        mark_dependency(a, deps.back());
-      }
-      send_steps.push_back(send);
-    }
-    send_step_[i] = {send_tb, static_cast<int64_t>(send_steps.size() - 1)};
-    const int64_t recv_tb = tb(b, -1, a, channel_[i]);
-    auto& recv_steps = gpus_[b][recv_tb].steps;
-    for (const auto& [first, count] : parts)
-      recv_steps.push_back({r_.ops[i].reduce ? "rrc" : "r", 0, -1, -1, false, i, first, count});
-    recv_step_[i] = {recv_tb, static_cast<int64_t>(recv_steps.size() - 1)};
+    place(i, a, b, std::move(deps), std::move(sends), receives);
   }
 
   std::tuple<const char*, uint32_t, const char*, uint32_t> bundle_buffers(const Step& st) const {
