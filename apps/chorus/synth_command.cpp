@@ -323,6 +323,7 @@ void run(const SynthCommandOptions& o) {
     j["chunks_per_npu"] = r.chunks_per_npu;
     j["chunk_bytes"] = r.chunk_bytes.count();
     j["priority"] = to_string(r.priority);
+    j["direct"] = r.direct;
     j["rails"] = r.rails;
     j["seed"] = options.seed;
     j["events"] = r.events;
@@ -347,6 +348,7 @@ void run(const SynthCommandOptions& o) {
       nlohmann::json t;
       t["chunks_per_npu"] = a.chunks_per_npu;
       t["priority"] = to_string(a.priority);
+      t["direct"] = a.direct;
       t["model_bound_ns"] = ns(a.model_bound);
       t["time_ns"] = a.time == Time::max() ? nlohmann::json(nullptr) : nlohmann::json(ns(a.time));
       t["skipped"] = a.skipped;
@@ -362,8 +364,9 @@ void run(const SynthCommandOptions& o) {
   } else {
     fmt::print("collective   {} of {} on {} ({} NPUs)\n", to_string(r.kind), to_string(r.size), topology.name(),
                r.members.size());
-    fmt::print("synthesized  {} chunks per NPU of {} ({} priority), {} transfers\n", r.chunks_per_npu,
-               to_string(r.chunk_bytes), to_string(r.priority), r.schedule.transfer_count());
+    fmt::print("synthesized  {} chunks per NPU of {} ({}), {} transfers\n", r.chunks_per_npu, to_string(r.chunk_bytes),
+               r.direct ? std::string("direct through the switch") : to_string(r.priority) + std::string(" priority"),
+               r.schedule.transfer_count());
     fmt::print("time         {} ({} ns)\n", to_string(r.time), ns(r.time));
     fmt::print("lower bound  {} ({} ns{})\n", to_string(bound.bound), ns(bound.bound),
                bound.kind.empty() ? "" : ", " + bound.kind);

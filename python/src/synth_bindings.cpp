@@ -94,6 +94,7 @@ nlohmann::json record(const SynthRun& run) {
   j["chunks_per_npu"] = r.chunks_per_npu;
   j["chunk_bytes"] = r.chunk_bytes.count();
   j["priority"] = to_string(r.priority);
+  j["direct"] = r.direct;
   j["rails"] = r.rails;
   j["seed"] = run.options.seed;
   j["events"] = r.events;

@@ -78,9 +78,13 @@ TEST(SynthMscclRun, OrderedSendsThroughASwitchRunAGpusLinkBackToBack) {
   // chunks through its one link into the switch. Ordered as synthesized, each send waits for the previous one to
   // arrive; under the flow model (cut-through) a send over GPU -> switch -> GPU takes 2 latencies + 1 MiB / 50 GiB/s
   // = 1 us + 19.53125 us, and no two sends share a link at a time: 7 x 20.53125 us = 143.71875 us. Left to the
-  // runtime the sends start together and the GPUs' links are shared in an order nobody planned: slower.
+  // runtime the sends start together and the GPUs' links are shared in an order nobody planned: slower. (The
+  // matching engine's schedule; the direct exchange, which ties it at 8 tau and is kept, is the next test.)
   const Topology t = switch_star(8, kLink);
-  const SynthResult r = synthesize(t, options(CollectiveKind::AllGather, Bytes::mib(8), 1, false));
+  SynthOptions matching = options(CollectiveKind::AllGather, Bytes::mib(8), 1, false);
+  matching.direct_through_switch = false;
+  const SynthResult r = synthesize(t, matching);
+  EXPECT_FALSE(r.direct);
   const SynthMscclRun ordered = run_synth_msccl(t, r, msccl_xml(r, "ag", MscclXmlOptions{true}));
   EXPECT_TRUE(ordered.checked);
   EXPECT_EQ(ordered.flow, (kLatency * 2 + transfer_time(Bytes::mib(1), kBw)) * 7);
@@ -89,6 +93,21 @@ TEST(SynthMscclRun, OrderedSendsThroughASwitchRunAGpusLinkBackToBack) {
   EXPECT_EQ(layout.ordered->flow, ordered.flow);
   EXPECT_GT(layout.unordered->flow, ordered.flow);
   EXPECT_TRUE(layout.options.order_switch_sends);
+}
+
+TEST(SynthMscclRun, DirectExchangeThroughASwitchIsLeftToTheRuntime) {
+  // The same All-Gather as the direct exchange (synth/star_direct.hpp): each GPU sends its chunk to the 7 others,
+  // round-robin, so left to the runtime each uplink carries 7 flows to 7 different downlinks and each downlink 7
+  // flows from 7 uplinks: all at 1/7 of 50 GiB/s, ending after 7 MiB / 50 GiB/s + 2 latencies = 137.71875 us, the
+  // uplink's cut plus the path's latency. Ordered, the sends run back to back: 143.71875 us as above.
+  const Topology t = switch_star(8, kLink);
+  const SynthResult r = synthesize(t, options(CollectiveKind::AllGather, Bytes::mib(8), 1, false));
+  EXPECT_TRUE(r.direct);
+  const SynthMscclLayout layout = choose_synth_msccl_layout(t, r);
+  ASSERT_TRUE(layout.ordered && layout.unordered);
+  EXPECT_EQ(layout.unordered->flow, transfer_time(Bytes::mib(7), kBw) + kLatency * 2);
+  EXPECT_EQ(layout.ordered->flow, (kLatency * 2 + transfer_time(Bytes::mib(1), kBw)) * 7);
+  EXPECT_FALSE(layout.options.order_switch_sends);
 }
 
 TEST(SynthMscclRun, AllToAllThroughASwitchIsLeftToTheRuntime) {
@@ -121,9 +140,9 @@ TEST(SynthMscclRun, NoSwitchNoChoiceAndSubgroupsAreNotRun) {
 }
 
 TEST(SynthMscclCli, OutWithVerifyReadsTheProgramBack) {
-  // The CLI form of the switch:8 All-Gather above: the ordered layout is written, and --verify reads the file back:
-  // it computes the All-Gather in 143.71875 us under the flow model. The synthesizer's own estimate (store-and-
-  // forward through the switch, 8 x (0.5 us + 19.53125 us)) is 160.25 us.
+  // The CLI form of the switch:8 All-Gather above, the direct exchange: the runtime layout is written, and --verify
+  // reads the file back: it computes the All-Gather in 137.71875 us under the flow model (143.71875 us ordered).
+  // The synthesizer's own estimate (store-and-forward through the switch, 8 x (0.5 us + 19.53125 us)) is 160.25 us.
   const std::string xml = (std::filesystem::temp_directory_path() / "chorus_synth_msccl_cli.xml").string();
   const testing_support::CliRun run = testing_support::run_chorus(
       {"synth", "--topology", "switch:8", "--bandwidth", "50GiB/s", "--latency", "0.5us", "--collective", "all_gather",
@@ -133,9 +152,10 @@ TEST(SynthMscclCli, OutWithVerifyReadsTheProgramBack) {
   const nlohmann::json j = nlohmann::json::parse(run.out);
   EXPECT_DOUBLE_EQ(j["time_ns"].get<double>(), 160250.0);
   EXPECT_TRUE(j["msccl_checked"].get<bool>());
-  EXPECT_DOUBLE_EQ(j["msccl_flow_ns"].get<double>(), 143718.75);
-  EXPECT_EQ(j["msccl_switch_sends"], "ordered");
-  EXPECT_GT(j["msccl_flow_runtime_ns"].get<double>(), 143718.75);
+  EXPECT_EQ(j["direct"], true);
+  EXPECT_DOUBLE_EQ(j["msccl_flow_ns"].get<double>(), 137718.75);
+  EXPECT_EQ(j["msccl_switch_sends"], "runtime");
+  EXPECT_DOUBLE_EQ(j["msccl_flow_ordered_ns"].get<double>(), 143718.75);
   std::filesystem::remove(xml);
 }
 

@@ -13,6 +13,7 @@
 #include "chorus/core/progress.hpp"
 #include "chorus/synth/all_to_all.hpp"
 #include "chorus/synth/all_to_all_bound.hpp"
+#include "chorus/synth/star_direct.hpp"
 
 namespace chorus {
 
@@ -251,6 +252,7 @@ std::vector<uint64_t> rail_restriction(const SynthGraph& g, const std::vector<ui
 struct Candidate {
   uint32_t k = 0;
   bool rails = false;
+  bool direct = false;  // star_direct instead of the matching engine
   ChunkPriority priority = ChunkPriority::Unique;
   Time time = Time::max();
   SpreadResult first;   // the spread (or, for reductions, the spread on the transposed graph)
@@ -385,12 +387,58 @@ class Synthesizer {
     // gets worse; above that one pass keeps 1024-NPU groups within a second.
     const bool rails = rails_apply();
     ProgressScope progress(o_.progress, "synth: runs finished", 0);  // how many runs the bounds allow is not known
+    // The direct exchange first where it applies: it is cheap, and its time lets the matching runs give up early.
+    if (direct_applies())
+      direct_pass(order, best, attempts);
     if (rails)
       search_pass(order, priorities, true, best, attempts, progress);
     if (!rails || n_ <= o_.unrestricted_with_rails_up_to)
       search_pass(order, priorities, false, best, attempts, progress);
     CHORUS_ASSERT(best.k != 0, "synth: no candidate finished");
     return best;
+  }
+
+  // On a star whose switch cannot replicate here, the direct exchange (star_direct.hpp) is one more candidate per k:
+  // All-Gather without multicast, Reduce-Scatter, and All-Reduce (both halves direct, its All-Gather without
+  // multicast too: a matching-engine All-Gather per k would cost what the direct pass saves, and on the stars
+  // measured it was no faster).
+  bool direct_applies() const {
+    if (!o_.direct_through_switch || rooted(o_.kind) || o_.kind == CollectiveKind::AllToAll)
+      return false;
+    if (o_.kind == CollectiveKind::AllGather && o_.switches_multicast)
+      return false;
+    SpreadProblem p;
+    p.graph = &*graph_;
+    p.tau.assign(graph_->link_count(), Time::ns(1));
+    set_origins(p, n_, 1, std::nullopt);
+    p.relays_replicate = false;
+    return star_direct(p).has_value();
+  }
+
+  void direct_pass(const std::vector<std::pair<Time, uint32_t>>& order, Candidate& best,
+                   std::vector<SynthAttempt>& attempts) const {
+    Time previous = Time::max();
+    for (const auto& [bound, k] : order) {
+      if (best.k != 0 && bound >= best.time)
+        break;
+      Candidate c = attempt(k, ChunkPriority::Unique, false, Time::max(), true);
+      attempts.push_back({k, c.priority, bound, c.time, false, c.time == Time::max(), false, true});
+      const Time time = c.time;
+      if (c.time < best.time)
+        best = std::move(c);
+      if (time >= previous)
+        break;  // more chunks pay more latency than they pipeline: the next k will not be faster
+      previous = time;
+    }
+  }
+
+  // The matching engine's spread, or with `direct` the direct exchange through the switch where it applies.
+  static SpreadResult spread_or_direct(const SpreadProblem& p, bool direct) {
+    if (direct) {
+      if (std::optional<SpreadResult> s = star_direct(p))
+        return std::move(*s);
+    }
+    return spread(p);
   }
 
   bool rails_apply() const {
@@ -438,20 +486,21 @@ class Synthesizer {
     return p;
   }
 
-  Candidate attempt(uint32_t k, ChunkPriority priority, bool rails, Time give_up) const {
+  Candidate attempt(uint32_t k, ChunkPriority priority, bool rails, Time give_up, bool direct = false) const {
     Candidate c;
     c.k = k;
     c.priority = priority;
     c.rails = rails;
+    c.direct = direct;
     const uint64_t salt = uint64_t{k} * 16 + static_cast<uint64_t>(priority) + (rails ? 8 : 0);
     if (!reduces(o_.kind)) {
-      c.first = spread(problem(*graph_, k, priority, rails, give_up, salt));
+      c.first = spread_or_direct(problem(*graph_, k, priority, rails, give_up, salt), direct);
       c.events = c.first.events;
       if (!c.first.gave_up)
         c.time = c.first.makespan;
       return c;
     }
-    c.first = spread(problem(*transposed_, k, priority, rails, give_up, salt));
+    c.first = spread_or_direct(problem(*transposed_, k, priority, rails, give_up, salt), direct);
     c.events = c.first.events;
     if (c.first.gave_up)
       return c;
@@ -460,11 +509,11 @@ class Synthesizer {
       return c;
     }
     SpreadProblem ag = problem(*graph_, k, priority, rails, give_up, salt + 7);
-    ag.relays_replicate = o_.switches_multicast;
+    ag.relays_replicate = o_.switches_multicast && !direct;
     const ReversedTiming rs = reversed_timing(c.first, ag.chunks, graph_->link_count());
     ag.release = rs.chunk_done;
     ag.link_free = rs.link_free;
-    c.second = spread(ag);
+    c.second = spread_or_direct(ag, direct);
     c.events += c.second.events;
     if (!c.second.gave_up)
       c.time = std::max(c.first.makespan, c.second.makespan);
@@ -544,6 +593,7 @@ class Synthesizer {
     r.chunks_per_npu = best.k;
     r.priority = best.priority;
     r.rails = best.rails;
+    r.direct = best.direct;
     r.chunk_bytes = chunk_bytes_for(o_.kind, o_.size, n_, best.k);
     r.chunk_count = rooted(o_.kind) ? best.k : n_ * best.k;
     r.time = best.time;

@@ -64,6 +64,9 @@ struct SynthOptions {
   // Switches (non-member relays) multicast in All-Gather and Broadcast phases (one copy in, several out). Off for
   // MSCCL XML (chorus synth --out): MSCCL has no multicast, every copy is a GPU's own send through the switch.
   bool switches_multicast = true;
+  // On a star (one switch, every member's only links to and from it) where the switch cannot replicate, also try
+  // the direct exchange through the switch (star_direct.hpp) for every k; off: the matching engine alone.
+  bool direct_through_switch = true;
   // All-to-All only: the largest concurrent-flow LP its lower bound solves exactly, in flow variables (sources with
   // traffic x links; ConcurrentFlowOptions::exact_variables); larger graphs get the bracket. 0: never.
   uint64_t exact_bound_limit = uint64_t{1} << 14;
@@ -79,7 +82,8 @@ struct SynthAttempt {
   Time time;         // Time::max() when skipped or given up
   bool skipped = false;
   bool gave_up = false;
-  bool rails = false;  // with the rail restriction (slow links carry only their own tier component's chunks)
+  bool rails = false;   // with the rail restriction (slow links carry only their own tier component's chunks)
+  bool direct = false;  // the direct exchange through the switch of a star (star_direct.hpp), not the matching
 };
 
 // One operation's role, for writers (MSCCL) and checks.
@@ -100,6 +104,7 @@ struct SynthResult {
   Bytes chunk_bytes;
   ChunkPriority priority = ChunkPriority::Unique;
   bool rails = false;             // the rail restriction won (see synthesize.cpp, rail_restriction)
+  bool direct = false;            // the direct exchange through a star's switch won (star_direct.hpp)
   std::vector<uint32_t> members;  // global NPU ids; rank r = members[r]
   uint32_t root_rank = 0;
   std::vector<SynthAttempt> attempts;
