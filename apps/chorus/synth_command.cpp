@@ -123,6 +123,11 @@ void add_check_json(const SynthCheck& check, nlohmann::json& j) {
     j["verify_error"] = check.problem;
 }
 
+void print_check(const SynthCheck& check) {
+  fmt::print("verified     {} (aware model {})\n", check.ok ? "yes" : "NO: " + check.problem,
+             to_string(check.aware_time));
+}
+
 void add_msccl_json(const MscclWritten& w, nlohmann::json& j) {
   if (w.program) {
     j["msccl_checked"] = w.program->checked;
@@ -243,10 +248,8 @@ void run_dimensional(const SynthCommandOptions& o, const Topology& topology, con
       fmt::print("materialized {} pipelined ({} ns), {} units per NPU of {}, {:.3f} s\n", to_string(m->time),
                  ns(m->time), m->chunks_per_npu, to_string(m->chunk_bytes), materialize_s);
     }
-    if (check) {
-      fmt::print("verified     {} (aware model {})\n", check->ok ? "yes" : "NO: " + check->problem,
-                 to_string(check->aware_time));
-    }
+    if (check)
+      print_check(*check);
     if (xml)
       print_msccl(*xml, r.kind, o.out);
   }
@@ -383,10 +386,8 @@ void run(const SynthCommandOptions& o) {
     }
     fmt::print("time/bound   {:.4f}\n", ratio);
     fmt::print("synthesis    {:.3f} s ({} runs)\n", r.synthesis_s, r.attempts.size());
-    if (check) {
-      fmt::print("verified     {} (aware model {})\n", check->ok ? "yes" : "NO: " + check->problem,
-                 to_string(check->aware_time));
-    }
+    if (check)
+      print_check(*check);
     if (xml)
       print_msccl(*xml, r.kind, o.out);
   }
