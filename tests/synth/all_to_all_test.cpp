@@ -251,6 +251,17 @@ TEST(AllToAllSynth, WithinOnePointThreeOfTheBound) {
   EXPECT_NEAR(static_cast<double>(mesh.bound.picoseconds()) * 1e-12, seconds(128 * kMiB), seconds(128 * kMiB) / 100);
 }
 
+// switch:8, All-to-All of 16 MiB, one 2 MiB chunk per pair: every path is GPU -> switch -> GPU, tau = 0.5 us +
+// 2 MiB / 50 GiB/s = 39.5625 us per hop. The routes go to the list scheduler in shifted order (GPU s sends to s + 1,
+// s + 2, ...), so each round of uplink sends lands on 8 different downlinks: 7 tau up, the last round's tau down,
+// 8 tau = 316.5 us. In plain order every GPU started with GPU 0, then GPU 1, ..., and each downlink took its 7 chunks
+// one after another: 14 tau.
+TEST(AllToAllSynth, ShiftedOrderThroughASwitch) {
+  const SynthResult r = synthesize_checked(switch_star(8, kLink), all_to_all(Bytes::mib(16), 1));
+  const Time tau = Time::ns(500) + transfer_time(Bytes::mib(2), kBw);
+  EXPECT_EQ(r.time, tau * 8);
+}
+
 TEST(AllToAllSynth, NonUniformDemandSkipsEmptyPairs) {
   // A star of 4 NPUs; NPU 0 sends 3 MiB to NPU 1, NPUs 2 and 3 send nothing to each other, the rest 1 MiB. 10 pairs
   // carry data, each as k chunks over 2 hops (NPU -> switch -> NPU): 2 x 10 x k transfers. The bound is NPU 0's

@@ -131,10 +131,27 @@ class Router {
         apply_route(r, +1);
       }
     }
+    // Route ids break the list scheduler's ties: in shifted order (see flatten()).
+    std::vector<uint32_t> shifted(routes.size());
+    std::iota(shifted.begin(), shifted.end(), 0);
+    std::stable_sort(shifted.begin(), shifted.end(), [&](uint32_t a, uint32_t b) {
+      return shifted_key(routes[a].chunk) < shifted_key(routes[b].chunk);
+    });
     AllToAllRoutes flat;
-    for (const Route& r : routes)
+    for (uint32_t i : shifted) {
+      const Route& r = routes[i];
       append_route(flat, r.chunk, r.source, r.destination, r.links.data(), r.links.size());
+    }
     return flat;
+  }
+
+  // Chunk (j, s, d) in shifted order: layer j, source s, then destinations s + 1, s + 2, ... (mod n), the pairwise
+  // exchange's order. Route ids break the list scheduler's ties, so at any moment the sources' first hops lead to
+  // different destinations; in plain order every source starts with destination 0, and on a switch the downlinks
+  // then take their chunks one destination at a time (switch:8 at one chunk per pair: 14 tau, against 8 shifted).
+  uint64_t shifted_key(uint32_t chunk) const {
+    const uint32_t d = chunk % n_, s = (chunk / n_) % n_, j = chunk / n_ / n_;
+    return (uint64_t{j} * n_ + s) * n_ + (d + n_ - s) % n_;
   }
 
   int64_t max_load() const { return load_.empty() ? 0 : *std::max_element(load_.begin(), load_.end()); }
@@ -229,7 +246,8 @@ class Router {
     for (uint32_t j = 0; j < p_.chunks_per_pair; ++j) {
       for (uint32_t s = 0; s < n_; ++s) {
         Block& b = blocks_[size_t{j} * n_ + s];
-        for (uint32_t d = 0; d < n_; ++d) {
+        for (uint32_t shift = 1; shift < n_; ++shift) {  // shifted order (shifted_key)
+          const uint32_t d = (s + shift) % n_;
           if (b.begin[d] != b.begin[d + 1])
             append_route(flat, (j * n_ + s) * n_ + d, s, d, b.links.data() + b.begin[d], b.begin[d + 1] - b.begin[d]);
         }
