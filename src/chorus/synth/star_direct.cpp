@@ -6,11 +6,7 @@
 
 namespace chorus {
 
-namespace {
-
-// The relay all of the members' links go through: node `members`, the graph's only relay, with exactly one link to
-// and one link from every member and no other link. nullopt otherwise.
-std::optional<uint32_t> star_hub(const SynthGraph& g) {
+std::optional<uint32_t> star_switch(const SynthGraph& g) {
   const uint32_t n = g.member_count();
   if (n < 2 || g.node_count() != n + 1)
     return std::nullopt;
@@ -22,6 +18,8 @@ std::optional<uint32_t> star_hub(const SynthGraph& g) {
   }
   return hub;
 }
+
+namespace {
 
 struct Arrival {
   Time at;        // when the chunk has reached the switch
@@ -35,7 +33,7 @@ std::optional<SpreadResult> star_direct(const SpreadProblem& p) {
   const SynthGraph& g = *p.graph;
   if (p.relays_replicate || !p.link_allowed.empty())
     return std::nullopt;
-  const std::optional<uint32_t> hub = star_hub(g);
+  const std::optional<uint32_t> hub = star_switch(g);
   if (!hub)
     return std::nullopt;
   const uint32_t n = g.member_count();

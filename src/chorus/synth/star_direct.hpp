@@ -13,6 +13,7 @@
 //   if (std::optional<SpreadResult> s = star_direct(problem)) ...
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "chorus/synth/spread.hpp"
@@ -23,5 +24,9 @@ namespace chorus {
 // a graph that is not one star of all members, or chunks not spread evenly over the members (a rooted collective:
 // there relaying through the others spreads the root's load, which the matching engine does).
 std::optional<SpreadResult> star_direct(const SpreadProblem& problem);
+
+// The switch a star's members all link through (node member_count(), the graph's only relay, with one link to and
+// one from every member and no other link), or nullopt when `graph` is not such a star.
+std::optional<uint32_t> star_switch(const SynthGraph& graph);
 
 }  // namespace chorus

@@ -407,12 +407,7 @@ class Synthesizer {
       return false;
     if (o_.kind == CollectiveKind::AllGather && o_.switches_multicast)
       return false;
-    SpreadProblem p;
-    p.graph = &*graph_;
-    p.tau.assign(graph_->link_count(), Time::ns(1));
-    set_origins(p, n_, 1, std::nullopt);
-    p.relays_replicate = false;
-    return star_direct(p).has_value();
+    return star_switch(*graph_).has_value();
   }
 
   void direct_pass(const std::vector<std::pair<Time, uint32_t>>& order, Candidate& best,
