@@ -100,14 +100,18 @@ SynthOptions make_synth_options(const SynthFlags& flags, CollectiveKind kind, By
   o.root = flags.root;
   o.search_effort = flags.search_effort;
   o.scan_cap = flags.scan_cap;
-  // GLPK holds the LP and its factorization in memory and aborts the process when an allocation fails.
-  if (flags.exact_bound_limit < 0 || flags.exact_bound_limit > kMaxExactBoundVariables) {
-    throw Error("", "--exact-bound-limit",
-                fmt::format("is {}; must be 0 to {} flow variables (the LP grows with it, and a 64-NPU graph needs "
-                            "about 20,000)",
-                            flags.exact_bound_limit, kMaxExactBoundVariables));
+  if (const std::optional<int64_t> limit = flags.exact_bound_limit) {
+    if (kind != CollectiveKind::AllToAll)
+      throw Error("", "--exact-bound-limit", "applies to all_to_all only (the concurrent-flow bound)");
+    // GLPK holds the LP and its factorization in memory and aborts the process when an allocation fails.
+    if (*limit < 0 || *limit > kMaxExactBoundVariables) {
+      throw Error("", "--exact-bound-limit",
+                  fmt::format("is {}; must be 0 to {} flow variables (the LP grows with it, and a 64-NPU graph needs "
+                              "about 20,000)",
+                              *limit, kMaxExactBoundVariables));
+    }
+    o.exact_bound_limit = static_cast<uint64_t>(*limit);
   }
-  o.exact_bound_limit = static_cast<uint64_t>(flags.exact_bound_limit);
   if (flags.chunks != "auto") {
     o.chunks_per_npu = parse_id(flags.chunks, "--chunks");
     if (o.chunks_per_npu == 0 || o.chunks_per_npu > 4096)

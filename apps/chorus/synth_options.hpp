@@ -3,6 +3,7 @@
 //   --fail-npus 5,9  --root N  --search-effort DELIVERIES  --scan-cap N  --exact-bound-limit VARIABLES
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -21,7 +22,7 @@ struct SynthFlags {
   uint32_t root = 0;
   uint64_t search_effort = uint64_t{1} << 21;
   uint32_t scan_cap = 0;
-  int64_t exact_bound_limit = int64_t{1} << 14;  // signed: a negative value is refused as itself
+  std::optional<int64_t> exact_bound_limit;  // given or not; signed: a negative value is refused as itself
 };
 
 void add_synth_flags(CLI::App& command, SynthFlags& flags);

@@ -413,14 +413,27 @@ TEST(SynthCli, CollectiveSynthPrintsEstimateAndSimulation) {
 TEST(SynthCli, BadInputIsOneLineAndStatusTwo) {
   for (const char* args :
        {"--topology ring:8 --npus 0-9", "--topology ring:8 --fail-links 0-1,4-5", "--topology ring:8 --fail-links 0-3",
-        "--topology ring:8 --chunks 0", "--topology switch:8 --chakra /tmp/chorus_switch_chakra",
-        "--topology ring:8 --exact-bound-limit 4194305", "--topology ring:8 --exact-bound-limit -1"}) {
+        "--topology ring:8 --chunks 0", "--topology switch:8 --chakra /tmp/chorus_switch_chakra"}) {
     int status = 0;
     const std::string out =
         run(std::string("synth ") + args + " --bandwidth 50GiB/s --latency 0.5us --collective all_gather --size 1MiB",
             status);
     EXPECT_EQ(status, 2) << args << ": " << out;
     EXPECT_EQ(out.rfind("error: ", 0), 0u) << args << ": " << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << ": " << out;
+  }
+  // --exact-bound-limit: both ends of its range (the value named as typed), and on a collective it does not apply to.
+  const std::pair<const char*, const char*> limits[] = {
+      {"--collective all_to_all --exact-bound-limit 4194305", "is 4194305; must be 0 to 4194304"},
+      {"--collective all_to_all --exact-bound-limit -1", "is -1; must be 0 to 4194304"},
+      {"--collective all_gather --exact-bound-limit 100", "applies to all_to_all only"}};
+  for (const auto& [args, want] : limits) {
+    int status = 0;
+    const std::string out =
+        run(std::string("synth --topology ring:8 --bandwidth 50GiB/s --latency 0.5us --size 1MiB ") + args, status);
+    EXPECT_EQ(status, 2) << args << ": " << out;
+    EXPECT_EQ(out.rfind("error: --exact-bound-limit: ", 0), 0u) << args << ": " << out;
+    EXPECT_NE(out.find(want), std::string::npos) << args << ": " << out;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << ": " << out;
   }
   // An MSCCL program MSCCL's runtime cannot hold: 110 GPUs through one switch exchange with 109 peers each, 218
