@@ -13,6 +13,7 @@
 #include "chorus/synth/synthesize.hpp"
 #include "chorus/topology/generators.hpp"
 #include "tests/support/cli_runner.hpp"
+#include "tests/support/synth_options.hpp"
 
 namespace chorus {
 namespace {
@@ -20,15 +21,6 @@ namespace {
 const Bandwidth kBw = Bandwidth::gib_per_s(50);
 const Time kLatency = Time::ns(500);
 const LinkParams kLink{kBw, kLatency};
-
-SynthOptions options(CollectiveKind kind, Bytes size, uint32_t k, bool multicast = true) {
-  SynthOptions o;
-  o.kind = kind;
-  o.size = size;
-  o.chunks_per_npu = k;
-  o.switches_multicast = multicast;
-  return o;
-}
 
 size_t count(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -42,7 +34,7 @@ TEST(SynthMscclRun, AllToAllIsWrittenOutOfPlaceAndComputesTheExchange) {
   // send to s; the reader's semantic check caught it on a 3-cube (multi-hop routes, relays through scratch). Out of
   // place, each GPU copies its own k chunks locally: 8 GPUs x 2 "cpy" steps.
   const Topology t = hypercube(3, {kLink, kLink, kLink});
-  const SynthResult r = synthesize(t, options(CollectiveKind::AllToAll, Bytes::mib(16), 2));
+  const SynthResult r = synthesize(t, synth_options(CollectiveKind::AllToAll, Bytes::mib(16), 2));
   const std::string xml = msccl_xml(r, "a2a");
   EXPECT_NE(xml.find("inplace=\"0\" outofplace=\"1\""), std::string::npos);
   EXPECT_EQ(count(xml, "type=\"cpy\""), 16u);
@@ -61,7 +53,7 @@ TEST(SynthMscclRun, ALinkBeyond256StepsKeepsItsOrderAcrossChannels) {
   // transfers continue on a second channel, a thread block of its own; its first send waits for the first
   // channel's last one, or the two channels would share the link (the read-back took 1.0398 ms, not 1.0333 ms).
   const Topology t = uniring(3, kLink);
-  const SynthResult r = synthesize(t, options(CollectiveKind::AllGather, Bytes::mib(64), 200));
+  const SynthResult r = synthesize(t, synth_options(CollectiveKind::AllGather, Bytes::mib(64), 200));
   const Time tau = kLatency + transfer_time(r.chunk_bytes, kBw);
   EXPECT_EQ(r.chunk_bytes.count(), (int64_t{64} << 20) / 600 + 1);  // 111,848.1 B, rounded up
   EXPECT_EQ(r.time, tau * 400);
@@ -81,7 +73,7 @@ TEST(SynthMscclRun, OrderedSendsThroughASwitchRunAGpusLinkBackToBack) {
   // runtime the sends start together and the GPUs' links are shared in an order nobody planned: slower. (The
   // matching engine's schedule; the direct exchange, which ties it at 8 tau and is kept, is the next test.)
   const Topology t = switch_star(8, kLink);
-  SynthOptions matching = options(CollectiveKind::AllGather, Bytes::mib(8), 1, false);
+  SynthOptions matching = synth_options(CollectiveKind::AllGather, Bytes::mib(8), 1, false);
   matching.direct_through_switch = false;
   const SynthResult r = synthesize(t, matching);
   EXPECT_FALSE(r.direct);
@@ -101,7 +93,7 @@ TEST(SynthMscclRun, DirectExchangeThroughASwitchIsLeftToTheRuntime) {
   // flows from 7 uplinks: all at 1/7 of 50 GiB/s, ending after 7 MiB / 50 GiB/s + 2 latencies = 137.71875 us, the
   // uplink's cut plus the path's latency. Ordered, the sends run back to back: 143.71875 us as above.
   const Topology t = switch_star(8, kLink);
-  const SynthResult r = synthesize(t, options(CollectiveKind::AllGather, Bytes::mib(8), 1, false));
+  const SynthResult r = synthesize(t, synth_options(CollectiveKind::AllGather, Bytes::mib(8), 1, false));
   EXPECT_TRUE(r.direct);
   const SynthMscclLayout layout = choose_synth_msccl_layout(t, r);
   ASSERT_TRUE(layout.ordered && layout.unordered);
@@ -116,7 +108,7 @@ TEST(SynthMscclRun, AllToAllThroughASwitchIsLeftToTheRuntime) {
   // after 14 MiB / 50 GiB/s + 2 latencies = 273.4375 us + 1 us. That is the cut bound plus latency: ordering the
   // sends cannot beat it, so the runtime layout is kept.
   const Topology t = switch_star(8, kLink);
-  const SynthResult r = synthesize(t, options(CollectiveKind::AllToAll, Bytes::mib(16), 1, false));
+  const SynthResult r = synthesize(t, synth_options(CollectiveKind::AllToAll, Bytes::mib(16), 1, false));
   const SynthMscclLayout layout = choose_synth_msccl_layout(t, r);
   ASSERT_TRUE(layout.ordered && layout.unordered);
   EXPECT_TRUE(layout.unordered->checked);
@@ -128,11 +120,11 @@ TEST(SynthMscclRun, AllToAllThroughASwitchIsLeftToTheRuntime) {
 TEST(SynthMscclRun, NoSwitchNoChoiceAndSubgroupsAreNotRun) {
   // Without a switch there is one layout; a group that is not every NPU cannot be run as MSCCL ranks 0..n-1.
   const Topology t = ring(4, kLink);
-  const SynthResult r = synthesize(t, options(CollectiveKind::AllGather, Bytes::mib(4), 1));
+  const SynthResult r = synthesize(t, synth_options(CollectiveKind::AllGather, Bytes::mib(4), 1));
   const SynthMscclLayout layout = choose_synth_msccl_layout(t, r);
   EXPECT_FALSE(layout.unordered || layout.ordered);
   EXPECT_FALSE(layout.options.order_switch_sends);
-  SynthOptions sub = options(CollectiveKind::AllGather, Bytes::mib(3), 1);
+  SynthOptions sub = synth_options(CollectiveKind::AllGather, Bytes::mib(3), 1);
   sub.graph.group = {0, 1, 2};
   const SynthResult part = synthesize(t, sub);
   EXPECT_FALSE(synth_msccl_runnable(t, part));

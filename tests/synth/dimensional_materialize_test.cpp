@@ -16,6 +16,7 @@
 #include "chorus/synth/synth_routes.hpp"
 #include "chorus/synth/verify.hpp"
 #include "chorus/topology/generators.hpp"
+#include "tests/support/synth_options.hpp"
 
 namespace chorus {
 namespace {
@@ -24,14 +25,6 @@ namespace {
 const LinkParams kLink{Bandwidth::gib_per_s(50), Time::ns(500)};
 const LinkParams kSlow{Bandwidth::gib_per_s(25), Time::ns(700)};
 constexpr int64_t kMiB = int64_t{1} << 20;
-
-SynthOptions options(CollectiveKind kind, Bytes size, uint32_t chunks) {
-  SynthOptions o;
-  o.kind = kind;
-  o.size = size;
-  o.chunks_per_npu = chunks;
-  return o;
-}
 
 // Transfers per bundle size (units carried).
 std::map<size_t, int> bundles(const SynthResult& r) {
@@ -45,7 +38,7 @@ std::map<size_t, int> bundles(const SynthResult& r) {
 
 // Materializes (pipelined), certifies, and checks the aware model runs it in its time.
 SynthResult certified(const Topology& t, CollectiveKind kind, Bytes size, uint32_t chunks) {
-  const SynthResult r = materialize_dimensional(t, options(kind, size, chunks));
+  const SynthResult r = materialize_dimensional(t, synth_options(kind, size, chunks));
   const SynthCheck c = check_synthesis(t, r);
   EXPECT_TRUE(c.ok) << to_string(kind) << ": " << c.problem;
   EXPECT_EQ(c.aware_time, r.time) << to_string(kind);
@@ -106,7 +99,7 @@ TEST(DimensionalMaterialize, TwoByThreeAllGatherAndReduceScatterByHand) {
     EXPECT_EQ(r.chunk_bytes, Bytes(kMiB));
     EXPECT_EQ(r.time, Time::ps(119'187'500));
     EXPECT_EQ(bundles(r), (std::map<size_t, int>{{1, 18}, {2, 12}, {3, 6}}));
-    const DimensionalSynthResult d = synthesize_dimensional(t, options(kind, Bytes(12 * kMiB), 1));
+    const DimensionalSynthResult d = synthesize_dimensional(t, synth_options(kind, Bytes(12 * kMiB), 1));
     EXPECT_EQ(d.time, r.time);
   }
 }
@@ -135,7 +128,7 @@ TEST(DimensionalMaterialize, PipelinedIsCertifiedAndNoSlowerThanBarriers) {
   for (const Topology& t : topologies) {
     for (CollectiveKind kind : {CollectiveKind::AllGather, CollectiveKind::ReduceScatter, CollectiveKind::AllReduce}) {
       for (uint32_t k : {1u, 2u, 3u}) {
-        const DimensionalSynthResult d = synthesize_dimensional(t, options(kind, Bytes::mib(24), k));
+        const DimensionalSynthResult d = synthesize_dimensional(t, synth_options(kind, Bytes::mib(24), k));
         const SynthResult p = materialize_dimensional(t, d);
         const SynthResult b = materialize_dimensional(t, d, DimensionalComposition::Barriers);
         for (const SynthResult* r : {&p, &b}) {
@@ -207,14 +200,14 @@ std::pair<uint32_t, uint32_t> cross_stage_dependency(const Topology& t, const Sy
 
 TEST(DimensionalMaterialize, CertificateCatchesADroppedDependency) {
   const Topology t = mesh2d(2, 3, kLink, kLink);
-  const SynthResult ag = materialize_dimensional(t, options(CollectiveKind::AllGather, Bytes(12 * kMiB), 1));
+  const SynthResult ag = materialize_dimensional(t, synth_options(CollectiveKind::AllGather, Bytes(12 * kMiB), 1));
   const auto [op, dep] = cross_stage_dependency(t, ag, false);
   const SynthCheck c = check_synthesis(t, edited(ag, -1, [&](uint32_t i, uint32_t d) { return i != op || d != dep; }));
   EXPECT_FALSE(c.ok);
   EXPECT_NE(c.problem.find("before it holds it"), std::string::npos) << c.problem;
   // A Reduce-Scatter transfer that no longer waits for a partial its sender received in the stage before: that
   // stage's contributions are missing from the sum.
-  const SynthResult rs = materialize_dimensional(t, options(CollectiveKind::ReduceScatter, Bytes(12 * kMiB), 1));
+  const SynthResult rs = materialize_dimensional(t, synth_options(CollectiveKind::ReduceScatter, Bytes(12 * kMiB), 1));
   const auto [rop, rdep] = cross_stage_dependency(t, rs, true);
   const SynthCheck rc =
       check_synthesis(t, edited(rs, -1, [&](uint32_t i, uint32_t d) { return i != rop || d != rdep; }));
@@ -224,7 +217,7 @@ TEST(DimensionalMaterialize, CertificateCatchesADroppedDependency) {
 
 TEST(DimensionalMaterialize, CertificateCatchesADoubleBookedLinkAndADroppedTransfer) {
   const Topology t = mesh2d(2, 2, kLink, kLink);
-  const SynthResult r = materialize_dimensional(t, options(CollectiveKind::AllGather, Bytes(8 * kMiB), 1));
+  const SynthResult r = materialize_dimensional(t, synth_options(CollectiveKind::AllGather, Bytes(8 * kMiB), 1));
   // The last transfer moved onto its link's previous transfer (dependencies dropped so only the link overlaps).
   const uint32_t last = static_cast<uint32_t>(r.schedule.size() - 1);
   uint32_t previous = 0;
@@ -300,7 +293,7 @@ Dimension dim(BlockKind kind, uint32_t size, LinkParams link = kLink) {
 // starts at 40.0625 and ends at 79.625 us. 99.15625 us.
 TEST(DimensionalMaterialize, SwitchDimensionByHand) {
   const Topology t = compose({dim(BlockKind::Switch, 2), dim(BlockKind::Mesh, 2)});
-  SynthOptions o = options(CollectiveKind::AllGather, Bytes(8 * kMiB), 1);
+  SynthOptions o = synth_options(CollectiveKind::AllGather, Bytes(8 * kMiB), 1);
   o.switches_multicast = false;
   const DimensionalSynthResult d = synthesize_dimensional(t, o);
   EXPECT_EQ(d.time, Time::ps(119'187'500));
@@ -331,7 +324,7 @@ TEST(DimensionalMaterialize, SwitchDimensionsAreCertifiedAndWritten) {
   for (const Topology& t : topologies) {
     for (CollectiveKind kind : {CollectiveKind::AllGather, CollectiveKind::ReduceScatter, CollectiveKind::AllReduce}) {
       for (uint32_t k : {1u, 2u, 3u}) {
-        SynthOptions o = options(kind, Bytes::mib(12), k);
+        SynthOptions o = synth_options(kind, Bytes::mib(12), k);
         o.switches_multicast = false;
         const DimensionalSynthResult d = synthesize_dimensional(t, o);
         const SynthResult p = materialize_dimensional(t, d);
@@ -356,7 +349,7 @@ TEST(DimensionalMaterialize, SwitchDimensionsAreCertifiedAndWritten) {
 TEST(DimensionalMaterialize, RefusesWhatItCannotMaterialize) {
   // 4 k X Y (X + Y - 2) transfers for k = 1 on 64 x 64: 4 x 4096 x 126 = 2,064,384 (fits), k = 4: 8,257,536 > 2^22.
   EXPECT_THROW(
-      materialize_dimensional(mesh2d(64, 64, kLink, kLink), options(CollectiveKind::AllReduce, Bytes::gib(1), 4)),
+      materialize_dimensional(mesh2d(64, 64, kLink, kLink), synth_options(CollectiveKind::AllReduce, Bytes::gib(1), 4)),
       Error);
 }
 

@@ -16,20 +16,13 @@
 #include "chorus/synth/synth_routes.hpp"
 #include "chorus/synth/verify.hpp"
 #include "chorus/topology/generators.hpp"
+#include "tests/support/synth_options.hpp"
 
 namespace chorus {
 namespace {
 
 const LinkParams kFast{Bandwidth::gib_per_s(50), Time::ns(500)};
 const LinkParams kSlow{Bandwidth::gib_per_s(25), Time::ns(700)};
-
-SynthOptions options(CollectiveKind kind, Bytes size, uint32_t chunks) {
-  SynthOptions o;
-  o.kind = kind;
-  o.size = size;
-  o.chunks_per_npu = chunks;
-  return o;
-}
 
 uint32_t stride_of(const Topology& t, uint32_t dim) {
   uint32_t stride = 1;
@@ -70,13 +63,13 @@ TEST(DimensionalSynth, EveryLineIsALinkDisjointCopyOfTheSynthesizedLine) {
 // The time is the sum over stages of the slowest part's line time; each line schedule is certified on its line.
 TEST(DimensionalSynth, TimeIsTheSumOfStageMaximaOfCertifiedLines) {
   const Topology t = mesh2d(4, 3, kFast, kSlow);
-  const SynthOptions o = options(CollectiveKind::AllReduce, Bytes::mib(24), 2);
+  const SynthOptions o = synth_options(CollectiveKind::AllReduce, Bytes::mib(24), 2);
   const DimensionalSynthResult r = synthesize_dimensional(t, o);
   ASSERT_EQ(r.phases.size(), 6u);  // 2 parts x (RS, AR, AG)
   std::vector<Time> stage(3, Time::zero());
   for (const DimensionalPhase& p : r.phases) {
     const Topology line = dimension_line(t, p.dimension);
-    const SynthResult s = synthesize(line, options(p.kind, p.size, 2));
+    const SynthResult s = synthesize(line, synth_options(p.kind, p.size, 2));
     const SynthCheck check = check_synthesis(line, s);
     EXPECT_TRUE(check.ok) << check.problem;
     EXPECT_EQ(p.time, s.time);
@@ -99,7 +92,7 @@ TEST(DimensionalSynth, TimeIsTheSumOfStageMaximaOfCertifiedLines) {
 TEST(DimensionalSynth, AwareModelRunsTheComposedScheduleInTheComposedTime) {
   const Topology t = mesh2d(4, 3, kFast, kSlow);
   for (CollectiveKind kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter}) {
-    const DimensionalSynthResult d = synthesize_dimensional(t, options(kind, Bytes::mib(24), 2));
+    const DimensionalSynthResult d = synthesize_dimensional(t, synth_options(kind, Bytes::mib(24), 2));
     const SynthResult r = materialize_dimensional(t, d);
     const SynthResult b = materialize_dimensional(t, d, DimensionalComposition::Barriers);
     EXPECT_EQ(r.schedule.transfer_count(), d.transfers);
@@ -116,14 +109,15 @@ TEST(DimensionalSynth, AwareModelRunsTheComposedScheduleInTheComposedTime) {
 // AR both: a rotated 2D All-Reduce makes 2 parts x (2 Y X k + 2 X Y (Y-1) k) = 4 k X Y (X + Y - 2).
 TEST(DimensionalSynth, TransferCountMatchesTheClosedForm) {
   const Topology t = mesh2d(5, 3, kFast, kFast);
-  const DimensionalSynthResult r = synthesize_dimensional(t, options(CollectiveKind::AllReduce, Bytes::mib(30), 2));
+  const DimensionalSynthResult r =
+      synthesize_dimensional(t, synth_options(CollectiveKind::AllReduce, Bytes::mib(30), 2));
   EXPECT_EQ(r.transfers, uint64_t{4} * 2 * 5 * 3 * (5 + 3 - 2));
 }
 
 // Sound against the exact cut bound, and close to it: the corner NPU's two links both work in every stage.
 TEST(DimensionalSynth, NearTheExactCutBoundOnAMesh) {
   const Topology t = mesh2d(8, 8, kFast, kFast);
-  const SynthOptions o = options(CollectiveKind::AllReduce, Bytes::gib(1), 0);
+  const SynthOptions o = synth_options(CollectiveKind::AllReduce, Bytes::gib(1), 0);
   const Time exact = lower_bound(t, Collective{CollectiveKind::AllReduce, Bytes::gib(1), 64}).bound;
   const Time cheap = dimensional_lower_bound(t, CollectiveKind::AllReduce, Bytes::gib(1));
   EXPECT_LE(cheap, exact);
@@ -138,7 +132,7 @@ TEST(DimensionalSynth, NearTheExactCutBoundOnAMesh) {
 TEST(DimensionalSynth, AllGatherAndReduceScatterRunOneStagePerDimension) {
   const Topology t = torus3d(4, 2, 3, kFast, kSlow, kFast);
   for (CollectiveKind kind : {CollectiveKind::AllGather, CollectiveKind::ReduceScatter}) {
-    const DimensionalSynthResult r = synthesize_dimensional(t, options(kind, Bytes::mib(24), 1));
+    const DimensionalSynthResult r = synthesize_dimensional(t, synth_options(kind, Bytes::mib(24), 1));
     EXPECT_EQ(r.stage_times.size(), 3u);
     EXPECT_EQ(r.phases.size(), 9u);
     EXPECT_GE(r.time, lower_bound(t, Collective{kind, Bytes::mib(24), 24}).bound);
@@ -146,7 +140,7 @@ TEST(DimensionalSynth, AllGatherAndReduceScatterRunOneStagePerDimension) {
 }
 
 TEST(DimensionalSynth, AppliesOnlyWhereItIsValidAndIsChosenBeyondTheFlatLimit) {
-  const SynthOptions ar = options(CollectiveKind::AllReduce, Bytes::gib(1), 0);
+  const SynthOptions ar = synth_options(CollectiveKind::AllReduce, Bytes::gib(1), 0);
   EXPECT_TRUE(dimensional_synthesis_applies(mesh2d(4, 4, kFast, kFast), ar));
   EXPECT_FALSE(dimensional_synthesis_needed(mesh2d(4, 4, kFast, kFast), ar));
   EXPECT_FALSE(dimensional_synthesis_applies(ring(8, kFast), ar));
@@ -154,8 +148,8 @@ TEST(DimensionalSynth, AppliesOnlyWhereItIsValidAndIsChosenBeyondTheFlatLimit) {
   SynthOptions tenant = ar;
   tenant.graph.group = {0, 1, 2};
   EXPECT_FALSE(dimensional_synthesis_applies(mesh2d(4, 4, kFast, kFast), tenant));
-  EXPECT_FALSE(
-      dimensional_synthesis_applies(mesh2d(4, 4, kFast, kFast), options(CollectiveKind::AllToAll, Bytes::gib(1), 1)));
+  EXPECT_FALSE(dimensional_synthesis_applies(mesh2d(4, 4, kFast, kFast),
+                                             synth_options(CollectiveKind::AllToAll, Bytes::gib(1), 1)));
   // 40,000 NPUs: 1.6e9 deliveries, beyond the flat engine's 2^30.
   EXPECT_TRUE(dimensional_synthesis_needed(mesh2d(200, 200, kFast, kFast), ar));
   EXPECT_THROW(synthesize_dimensional(ring(8, kFast), ar), Error);

@@ -8,6 +8,7 @@
 #include "chorus/synth/synthesize.hpp"
 #include "chorus/synth/verify.hpp"
 #include "chorus/topology/generators.hpp"
+#include "tests/support/synth_options.hpp"
 
 namespace chorus {
 namespace {
@@ -16,15 +17,6 @@ const Bandwidth kBw = Bandwidth::gib_per_s(50);
 const LinkParams kLink{kBw, Time::ns(500)};
 // One 1 MiB chunk crosses a link in tau = 0.5 us + 1 MiB / 50 GiB/s = 20.03125 us.
 const Time kTau = Time::ns(500) + transfer_time(Bytes::mib(1), kBw);
-
-SynthOptions options(CollectiveKind kind, Bytes size, uint32_t k, bool multicast) {
-  SynthOptions o;
-  o.kind = kind;
-  o.size = size;
-  o.chunks_per_npu = k;
-  o.switches_multicast = multicast;
-  return o;
-}
 
 SynthResult certified(const Topology& t, const SynthOptions& o) {
   const SynthResult r = synthesize(t, o);
@@ -40,7 +32,8 @@ SynthResult certified(const Topology& t, const SynthOptions& o) {
 // us, the least any schedule takes in this model (5 chunks leave every uplink, then one more hop). The matching
 // engine took 7 tau here (it forwarded copies through other GPUs and left uplinks idle).
 TEST(StarDirect, AllGatherThroughTheSwitchTakesNTau) {
-  const SynthResult r = certified(switch_star(6, kLink), options(CollectiveKind::AllGather, Bytes::mib(6), 1, false));
+  const SynthResult r =
+      certified(switch_star(6, kLink), synth_options(CollectiveKind::AllGather, Bytes::mib(6), 1, false));
   EXPECT_TRUE(r.direct);
   EXPECT_EQ(r.time, kTau * 6);
   EXPECT_EQ(r.schedule.transfer_count(), 60u);  // 30 GPU pairs, two hops each
@@ -58,7 +51,7 @@ TEST(StarDirect, AllGatherThroughTheSwitchTakesNTau) {
     EXPECT_EQ(from_zero[k].first, kTau * (k + 1));
   }
   // A tenant of six on a larger switch is the same star.
-  SynthOptions tenant = options(CollectiveKind::AllGather, Bytes::mib(6), 1, false);
+  SynthOptions tenant = synth_options(CollectiveKind::AllGather, Bytes::mib(6), 1, false);
   tenant.graph.group = {0, 1, 2, 3, 4, 5};
   const SynthResult sub = certified(switch_star(8, kLink), tenant);
   EXPECT_TRUE(sub.direct);
@@ -73,10 +66,10 @@ TEST(StarDirect, AllGatherThroughTheSwitchTakesNTau) {
 // 2 x 6 MiB / 50 GiB/s = 195.3125 us.
 TEST(StarDirect, ReductionsReverseTheGatherAndTheProgramRunsNearTheBound) {
   const Topology t = switch_star(6, kLink);
-  const SynthResult rs = certified(t, options(CollectiveKind::ReduceScatter, Bytes::mib(6), 1, false));
+  const SynthResult rs = certified(t, synth_options(CollectiveKind::ReduceScatter, Bytes::mib(6), 1, false));
   EXPECT_TRUE(rs.direct);
   EXPECT_EQ(rs.time, kTau * 6);
-  const SynthResult ar = certified(t, options(CollectiveKind::AllReduce, Bytes::mib(6), 1, false));
+  const SynthResult ar = certified(t, synth_options(CollectiveKind::AllReduce, Bytes::mib(6), 1, false));
   EXPECT_TRUE(ar.direct);
   EXPECT_EQ(ar.time, kTau * 12);
   const SynthMscclRun program = run_synth_msccl(t, ar, msccl_xml(ar, "direct", MscclXmlOptions{false}));
@@ -88,12 +81,12 @@ TEST(StarDirect, ReductionsReverseTheGatherAndTheProgramRunsNearTheBound) {
 // uplink would carry every copy), a graph that is not a single star.
 TEST(StarDirect, OnlyWhereItApplies) {
   const Topology star = switch_star(6, kLink);
-  EXPECT_FALSE(synthesize(star, options(CollectiveKind::AllGather, Bytes::mib(6), 1, true)).direct);
-  EXPECT_FALSE(synthesize(star, options(CollectiveKind::Broadcast, Bytes::mib(6), 1, false)).direct);
-  EXPECT_FALSE(synthesize(ring(6, kLink), options(CollectiveKind::AllGather, Bytes::mib(6), 1, false)).direct);
+  EXPECT_FALSE(synthesize(star, synth_options(CollectiveKind::AllGather, Bytes::mib(6), 1, true)).direct);
+  EXPECT_FALSE(synthesize(star, synth_options(CollectiveKind::Broadcast, Bytes::mib(6), 1, false)).direct);
+  EXPECT_FALSE(synthesize(ring(6, kLink), synth_options(CollectiveKind::AllGather, Bytes::mib(6), 1, false)).direct);
   const Topology two_switches =
       compose({{BlockKind::Switch, 3, kBw, Time::ns(500)}, {BlockKind::Switch, 2, kBw, Time::ns(500)}});
-  EXPECT_FALSE(synthesize(two_switches, options(CollectiveKind::AllGather, Bytes::mib(6), 1, false)).direct);
+  EXPECT_FALSE(synthesize(two_switches, synth_options(CollectiveKind::AllGather, Bytes::mib(6), 1, false)).direct);
   SpreadProblem p;
   const SynthGraph g = make_synth_graph(star, {});
   p.graph = &g;

@@ -13,21 +13,13 @@
 #include "chorus/synth/switch_collapse.hpp"
 #include "chorus/synth/synthesize.hpp"
 #include "chorus/topology/generators.hpp"
+#include "tests/support/synth_options.hpp"
 
 namespace chorus {
 namespace {
 
 const Bandwidth kBw = Bandwidth::gib_per_s(50);
 const LinkParams kLink{kBw, Time::ns(500)};
-
-SynthOptions options(CollectiveKind kind, Bytes size, uint32_t k, bool multicast) {
-  SynthOptions o;
-  o.kind = kind;
-  o.size = size;
-  o.chunks_per_npu = k;
-  o.switches_multicast = multicast;
-  return o;
-}
 
 MscclAlgorithm read_back(const SynthResult& r) {
   return make_msccl_algorithm(parse_msccl_xml(msccl_xml(r, "sw"), "sw.xml"));
@@ -40,7 +32,7 @@ TEST(SwitchMsccl, AllGatherThroughOneSwitchIsOneSendPerPeer) {
   // tau down: 8 tau, tau = 0.5 us + 1 MiB / 50 GiB/s, which is optimal in its model (a downlink's 7 chunks follow
   // at least one uplink hop).
   const Topology t = switch_star(8, kLink);
-  const SynthResult r = synthesize(t, options(CollectiveKind::AllGather, Bytes::mib(8), 1, false));
+  const SynthResult r = synthesize(t, synth_options(CollectiveKind::AllGather, Bytes::mib(8), 1, false));
   const Time tau = Time::ns(500) + transfer_time(Bytes::mib(1), kBw);
   EXPECT_EQ(r.schedule.transfer_count(), 112u);
   EXPECT_EQ(r.time, tau * 8);
@@ -57,7 +49,8 @@ TEST(SwitchMsccl, AllGatherThroughOneSwitchIsOneSendPerPeer) {
 TEST(SwitchMsccl, MulticastAtTheSwitchBecomesASendPerReceiver) {
   // With multicast the switch receives each chunk once and copies it to 7 GPUs: 8 + 56 hops. MSCCL has no
   // multicast, so the XML sends each copy from the chunk's own GPU: 56 GPU pairs again.
-  const SynthResult r = synthesize(switch_star(8, kLink), options(CollectiveKind::AllGather, Bytes::mib(8), 1, true));
+  const SynthResult r =
+      synthesize(switch_star(8, kLink), synth_options(CollectiveKind::AllGather, Bytes::mib(8), 1, true));
   EXPECT_EQ(r.schedule.transfer_count(), 64u);
   const MscclAlgorithm a = read_back(r);
   EXPECT_TRUE(a.checked);
@@ -69,10 +62,11 @@ TEST(SwitchMsccl, ReductionsThroughASwitchReduceAtTheGpus) {
   // path is a GPU pair with recv-reduce-copy at the receiver. Reduce-Scatter: each chunk gathers 5 partials, one
   // path each (30 pairs); All-Reduce adds the All-Gather's 30.
   const Topology t = switch_star(6, kLink);
-  const MscclAlgorithm rs = read_back(synthesize(t, options(CollectiveKind::ReduceScatter, Bytes::mib(6), 1, false)));
+  const MscclAlgorithm rs =
+      read_back(synthesize(t, synth_options(CollectiveKind::ReduceScatter, Bytes::mib(6), 1, false)));
   EXPECT_TRUE(rs.checked);
   EXPECT_EQ(rs.dag.transfers, 30u);
-  const MscclAlgorithm ar = read_back(synthesize(t, options(CollectiveKind::AllReduce, Bytes::mib(6), 1, false)));
+  const MscclAlgorithm ar = read_back(synthesize(t, synth_options(CollectiveKind::AllReduce, Bytes::mib(6), 1, false)));
   EXPECT_TRUE(ar.checked);
   EXPECT_EQ(ar.dag.transfers, 60u);
 }
@@ -82,7 +76,7 @@ TEST(SwitchMsccl, TooManyPeersThroughASwitchNameTheThreadBlockLimit) {
   // relay GPU would make it four), so each GPU sends to and receives from 109 peers, one thread block per peer and
   // direction: 218 > 216 (MSCCL_MAX_NUM_THREAD_BLOCKS). With 100 GPUs, 198 thread blocks fit.
   const SynthResult r =
-      synthesize(switch_star(110, kLink), options(CollectiveKind::AllToAll, Bytes::mib(110), 1, false));
+      synthesize(switch_star(110, kLink), synth_options(CollectiveKind::AllToAll, Bytes::mib(110), 1, false));
   try {
     msccl_xml(r, "big");
     FAIL() << "expected an Error";
@@ -92,7 +86,7 @@ TEST(SwitchMsccl, TooManyPeersThroughASwitchNameTheThreadBlockLimit) {
     EXPECT_NE(what.find("through a switch"), std::string::npos) << what;
   }
   const SynthResult fits =
-      synthesize(switch_star(100, kLink), options(CollectiveKind::AllToAll, Bytes::mib(100), 1, false));
+      synthesize(switch_star(100, kLink), synth_options(CollectiveKind::AllToAll, Bytes::mib(100), 1, false));
   const MscclAlgorithm a = read_back(fits);
   EXPECT_TRUE(a.checked);
   EXPECT_EQ(a.dag.transfers, 100u * 99u);
