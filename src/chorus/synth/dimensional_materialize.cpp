@@ -2,11 +2,11 @@
 // schedules replicated on every line, each op carrying a bundle of unit chunks, stages joined by data-level
 // dependencies.
 #include <algorithm>
-#include <map>
 #include <numeric>
 
 #include <fmt/format.h>
 
+#include "chorus/core/assert.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/synth/dimensional.hpp"
 
@@ -47,8 +47,6 @@ class Materializer {
       throw Error("synth", "topology",
                   fmt::format("{} transfers are too many to materialize (at most 2^22)", d_.transfers));
     plan_units();
-    for (uint32_t l = 0; l < t_.link_count(); ++l)
-      link_of_[{t_.link_src(LinkId{l}).value, t_.link_dst(LinkId{l}).value}] = l;
     r_.kind = d_.kind;
     r_.size = d_.size;
     for (uint32_t m = 0; m < t_.npu_count(); ++m)
@@ -291,7 +289,7 @@ class Materializer {
       }
       uint32_t link = 0;
       if (transfer) {
-        link = link_of_.at({src, dst});
+        link = link_between(src, dst);
         if (last_on_link_[link] != UINT32_MAX)
           deps.push_back(OpId{last_on_link_[link]});
       }
@@ -321,6 +319,16 @@ class Materializer {
     }
   }
 
+  // The link src -> dst (a line's link exists in every copy of the line): a scan of src's few out-links.
+  uint32_t link_between(uint32_t src, uint32_t dst) const {
+    for (LinkId l : t_.out_links(NodeId{src})) {
+      if (t_.link_dst(l).value == dst)
+        return l.value;
+    }
+    CHORUS_ASSERT(false, "materialize_dimensional: no link {} -> {}", src, dst);
+    return 0;
+  }
+
   // Each op as soon as its dependencies end, for its own duration (held in SynthOp::finish until now).
   Time time_as_soon_as_possible() {
     Time makespan = Time::zero();
@@ -344,7 +352,6 @@ class Materializer {
   std::vector<std::vector<uint64_t>> weight_;  // unit-id weight per part and dimension (unit_weights)
   std::vector<uint64_t> offset_;               // unit-id offset per part
   Bytes unit_bytes_;
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> link_of_;
   std::vector<uint32_t> last_on_link_;
   std::vector<Deliveries> gathered_, partials_;  // per NPU, earlier stages only
   std::vector<OpId> barrier_;
