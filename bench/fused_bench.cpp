@@ -4,11 +4,11 @@
 
 #include <filesystem>
 
-#include "chorus/fused/fuse_pass.hpp"
-#include "chorus/fused/model.hpp"
+#include "chorus/generate/dlrm.hpp"
+#include "chorus/overlap/fused_model.hpp"
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/topology/generators.hpp"
-#include "chorus/workload/generators/dlrm.hpp"
+#include "chorus/workload/fuse_pass.hpp"
 
 namespace chorus {
 namespace {

@@ -14,12 +14,12 @@
 #include <fmt/format.h>
 
 #include "chorus/astra/system_config.hpp"
+#include "chorus/chakra/trace.hpp"
+#include "chorus/generate/llm_training.hpp"
 #include "chorus/llm/presets.hpp"
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/topology/astra_network.hpp"
 #include "chorus/topology/generators.hpp"
-#include "chorus/workload/chakra/trace.hpp"
-#include "chorus/workload/generators/llm_training.hpp"
 
 namespace chorus {
 namespace {

@@ -1,10 +1,10 @@
-// libFuzzer harness: the Chakra trace reader (workload/chakra/trace.hpp) through its gzip path: the fuzz bytes
+// libFuzzer harness: the Chakra trace reader (chakra/trace.hpp) through its gzip path: the fuzz bytes
 // are the decompressed trace, gzipped here, so mutations reach the protobuf decoding behind the inflater.
 #include <zlib.h>
 
 #include <vector>
 
-#include "chorus/workload/chakra/trace.hpp"
+#include "chorus/chakra/trace.hpp"
 #include "fuzz/fuzz_input.hpp"
 
 namespace {

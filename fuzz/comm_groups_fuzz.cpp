@@ -2,7 +2,7 @@
 // alongside a fixed workload of four empty rank traces written once into the harness's scratch directory.
 #include <fmt/format.h>
 
-#include "chorus/workload/chakra/trace.hpp"
+#include "chorus/chakra/trace.hpp"
 #include "chorus/workload/workload.hpp"
 #include "fuzz/fuzz_input.hpp"
 

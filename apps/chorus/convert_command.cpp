@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "chorus/chakra/trace.hpp"
 #include "chorus/core/error.hpp"
-#include "chorus/workload/chakra/trace.hpp"
 #include "commands.hpp"
 
 namespace chorus::cli {

@@ -1,5 +1,5 @@
 // `chorus fuse`: mark the compute -> collective chains of a Chakra workload where fusion is legal, so that
-// `chorus sim` runs each as one fused operator (src/chorus/fused/fuse_pass.hpp), and say what was left alone.
+// `chorus sim` runs each as one fused operator (src/chorus/workload/fuse_pass.hpp), and say what was left alone.
 //
 //   chorus fuse --workload traces/dlrm --out traces/dlrm_fused [--only embedding-all-to-all] [--tiles 8]
 #include <iostream>
@@ -8,7 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "chorus/core/error.hpp"
-#include "chorus/fused/fuse_pass.hpp"
+#include "chorus/workload/fuse_pass.hpp"
 #include "commands.hpp"
 
 namespace chorus::cli {

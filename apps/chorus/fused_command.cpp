@@ -1,5 +1,5 @@
 // `chorus fused`: one fused computation-collective operator against compute-then-collective, analytically
-// (src/chorus/fused/model.hpp).
+// (src/chorus/overlap/fused_model.hpp).
 //
 //   chorus fused --op gemv-all-reduce --m 8192 --k 8192 --npus 8 --system h100-80gb --topology switch:8
 //                --bandwidth 450GB/s --latency 1us [--tiles 4] [--json]
@@ -13,8 +13,8 @@
 #include "chorus/astra/system_config.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
-#include "chorus/fused/model.hpp"
 #include "chorus/network/model_registry.hpp"
+#include "chorus/overlap/fused_model.hpp"
 #include "commands.hpp"
 #include "topology_options.hpp"
 

@@ -11,8 +11,8 @@
 
 #include <charconv>
 #include "chorus/core/error.hpp"
-#include "chorus/workload/generators/dlrm.hpp"
-#include "chorus/workload/generators/moe.hpp"
+#include "chorus/generate/dlrm.hpp"
+#include "chorus/generate/moe.hpp"
 
 namespace chorus::cli {
 

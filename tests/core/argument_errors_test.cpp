@@ -10,12 +10,12 @@
 #include "chorus/core/error.hpp"
 #include "chorus/fused/gpu.hpp"
 #include "chorus/fused/operators.hpp"
+#include "chorus/generate/moe.hpp"
+#include "chorus/generate/trace_builder.hpp"
 #include "chorus/llm/system_presets.hpp"
 #include "chorus/pytorch/import.hpp"
 #include "chorus/sweep/size_range.hpp"
 #include "chorus/synth/demand.hpp"
-#include "chorus/workload/generators/moe.hpp"
-#include "chorus/workload/generators/trace_builder.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace chorus {

@@ -1,14 +1,14 @@
-// The DLRM and MoE generators (src/chorus/workload/generators/dlrm.hpp, moe.hpp): collective sizes and the
+// The DLRM and MoE generators (src/chorus/generate/dlrm.hpp, moe.hpp): collective sizes and the
 // dependency structure `chorus fuse` relies on, worked out by hand from the published configurations.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <functional>
 
+#include "chorus/chakra/trace.hpp"
 #include "chorus/core/error.hpp"
-#include "chorus/workload/chakra/trace.hpp"
-#include "chorus/workload/generators/dlrm.hpp"
-#include "chorus/workload/generators/moe.hpp"
+#include "chorus/generate/dlrm.hpp"
+#include "chorus/generate/moe.hpp"
 
 namespace chorus {
 namespace {

@@ -1,4 +1,4 @@
-// The fused-operator model (src/chorus/fused/model.hpp) on a 2-GPU network with a made-up GPU whose roofline is
+// The fused-operator model (src/chorus/overlap/fused_model.hpp) on a 2-GPU network with a made-up GPU whose roofline is
 // worked out by hand; the per-tile collective comes from the runtime's collective timer, called here on its own.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "chorus/core/error.hpp"
-#include "chorus/fused/model.hpp"
+#include "chorus/overlap/fused_model.hpp"
 #include "chorus/topology/generators.hpp"
 
 namespace chorus::fused {

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chorus/chakra/trace.hpp"
 #include "chorus/hlo/chakra_export.hpp"
 #include "chorus/hlo/parser.hpp"
-#include "chorus/workload/chakra/trace.hpp"
 #include "chorus/workload/workload.hpp"
 #include "tests/support/cli_runner.hpp"
 

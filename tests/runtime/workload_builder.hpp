@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "chorus/workload/chakra/trace.hpp"
+#include "chorus/chakra/trace.hpp"
 
 namespace chorus::testing {
 

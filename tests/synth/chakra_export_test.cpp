@@ -7,11 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include "chorus/chakra/trace.hpp"
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/synth/chakra_export.hpp"
 #include "chorus/synth/synthesize.hpp"
 #include "chorus/topology/generators.hpp"
-#include "chorus/workload/chakra/trace.hpp"
 
 namespace chorus {
 namespace {
@@ -44,7 +44,8 @@ TEST(SynthChakraExport, TracesReplayToTheSynthesizedTime) {
     }
   }
   EXPECT_EQ(sends, result.schedule.transfer_count());
-  for (const auto& [tag, count] : by_tag) EXPECT_EQ(count, std::make_pair(1, 1)) << "tag " << tag;
+  for (const auto& [tag, count] : by_tag)
+    EXPECT_EQ(count, std::make_pair(1, 1)) << "tag " << tag;
 
   RuntimeOptions run;
   run.resource_limits = false;

@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "chorus/chakra/trace.hpp"
 #include "chorus/core/error.hpp"
-#include "chorus/workload/chakra/trace.hpp"
 
 namespace chorus::chakra {
 namespace {

@@ -7,10 +7,10 @@
 #include <gtest/gtest.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/generate/llm_training.hpp"
 #include "chorus/llm/presets.hpp"
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/topology/generators.hpp"
-#include "chorus/workload/generators/llm_training.hpp"
 #include "tests/workload/tiny_llm_model.hpp"
 
 namespace chorus {

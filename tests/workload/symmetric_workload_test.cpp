@@ -11,11 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "chorus/core/error.hpp"
+#include "chorus/generate/llm_symmetric.hpp"
+#include "chorus/generate/llm_training.hpp"
 #include "chorus/llm/presets.hpp"
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/topology/load.hpp"
-#include "chorus/workload/generators/llm_symmetric.hpp"
-#include "chorus/workload/generators/llm_training.hpp"
 #include "chorus/workload/symmetric_workload.hpp"
 #include "chorus/workload/workload.hpp"
 

@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "chorus/chakra/trace.hpp"
 #include "chorus/fused/pipeline.hpp"
-#include "chorus/workload/chakra/trace.hpp"
 
 namespace chorus::fused {
 

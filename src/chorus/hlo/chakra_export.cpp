@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "chorus/chakra/trace.hpp"
+#include "chorus/chakra/trace_directory.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/hlo/analysis.hpp"
 #include "chorus/hlo/cost.hpp"
-#include "chorus/workload/chakra/trace.hpp"
-#include "chorus/workload/chakra/trace_directory.hpp"
 
 namespace chorus::hlo {
 namespace {

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "chorus/chakra/trace.hpp"
 #include "chorus/pytorch/execution_trace.hpp"
-#include "chorus/workload/chakra/trace.hpp"
 
 namespace chorus::pytorch {
 

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "chorus/chakra/trace.hpp"
 #include "chorus/pytorch/collectives.hpp"
 #include "chorus/pytorch/execution_trace.hpp"
 #include "chorus/pytorch/kineto.hpp"
-#include "chorus/workload/chakra/trace.hpp"
 
 namespace chorus::pytorch {
 

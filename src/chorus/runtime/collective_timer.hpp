@@ -24,10 +24,10 @@
 #include <vector>
 
 #include "chorus/astra/system_config.hpp"
+#include "chorus/chakra/trace.hpp"
 #include "chorus/network/message_cost.hpp"
 #include "chorus/sim/collective_run.hpp"
 #include "chorus/topology/topology.hpp"
-#include "chorus/workload/chakra/trace.hpp"
 
 namespace chorus {
 

@@ -19,9 +19,9 @@
 #include <tuple>
 #include <vector>
 
+#include "chorus/chakra/trace.hpp"
 #include "chorus/topology/route_table.hpp"
 #include "chorus/topology/topology.hpp"
-#include "chorus/workload/chakra/trace.hpp"
 
 namespace chorus {
 

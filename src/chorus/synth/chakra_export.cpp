@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "chorus/chakra/trace.hpp"
+#include "chorus/chakra/trace_directory.hpp"
 #include "chorus/core/error.hpp"
-#include "chorus/workload/chakra/trace.hpp"
-#include "chorus/workload/chakra/trace_directory.hpp"
 
 namespace chorus {
 

@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "chorus/workload/chakra/trace.hpp"
+#include "chorus/chakra/trace.hpp"
 #include "chorus/workload/workload.hpp"
 
 namespace chorus {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "chorus/workload/chakra/trace.hpp"
+#include "chorus/chakra/trace.hpp"
 #include "chorus/workload/workload.hpp"
 
 namespace chorus {

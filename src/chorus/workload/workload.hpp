@@ -17,8 +17,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "chorus/chakra/trace.hpp"
 #include "chorus/core/units.hpp"
-#include "chorus/workload/chakra/trace.hpp"
 #include "chorus/workload/rank_classes.hpp"
 
 namespace chorus {

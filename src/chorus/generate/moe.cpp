@@ -1,5 +1,5 @@
 // The MoE iteration generator (see moe.hpp).
-#include "chorus/workload/generators/moe.hpp"
+#include "chorus/generate/moe.hpp"
 
 #include <cmath>
 #include <vector>
@@ -9,7 +9,7 @@
 #include "chorus/core/checked.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
-#include "chorus/workload/generators/trace_builder.hpp"
+#include "chorus/generate/trace_builder.hpp"
 
 namespace chorus {
 namespace {

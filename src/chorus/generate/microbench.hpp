@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "chorus/workload/chakra/trace.hpp"
+#include "chorus/chakra/trace.hpp"
 
 namespace chorus {
 

@@ -1,5 +1,5 @@
 // Directories of per-rank Chakra traces (see trace_directory.hpp).
-#include "chorus/workload/chakra/trace_directory.hpp"
+#include "chorus/chakra/trace_directory.hpp"
 
 #include <algorithm>
 #include <filesystem>

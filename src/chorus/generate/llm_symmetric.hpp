@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "chorus/workload/generators/llm_training.hpp"
+#include "chorus/generate/llm_training.hpp"
 
 namespace chorus {
 

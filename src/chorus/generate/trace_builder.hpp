@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "chorus/chakra/trace.hpp"
 #include "chorus/fused/gpu.hpp"
-#include "chorus/workload/chakra/trace.hpp"
 
 namespace chorus {
 

@@ -1,5 +1,5 @@
 // One rank's trace for the DLRM and MoE generators (see trace_builder.hpp).
-#include "chorus/workload/generators/trace_builder.hpp"
+#include "chorus/generate/trace_builder.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
-#include "chorus/fused/model.hpp"
+#include "chorus/overlap/fused_model.hpp"
 
 namespace chorus {
 

@@ -1,5 +1,5 @@
 // Writing Chakra traces as ASTRA-sim reads them: one directory with <stem>.<rank>.et per rank and, where the
-// collectives name communicator groups, comm_groups.json. The generators (workload/generators/), `chorus hlo
+// collectives name communicator groups, comm_groups.json. The generators (generate/), `chorus hlo
 // convert` and `chorus synth --chakra` all export through here.
 //
 //   const std::string prefix = make_trace_directory("traces/dlrm", "hlo");   // "traces/dlrm/hlo"

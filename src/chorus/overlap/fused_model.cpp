@@ -1,5 +1,5 @@
 // The fused-operator model (see model.hpp).
-#include "chorus/fused/model.hpp"
+#include "chorus/overlap/fused_model.hpp"
 
 #include <algorithm>
 #include <numeric>

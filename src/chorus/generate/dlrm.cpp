@@ -1,5 +1,5 @@
 // The DLRM iteration generator (see dlrm.hpp).
-#include "chorus/workload/generators/dlrm.hpp"
+#include "chorus/generate/dlrm.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -7,7 +7,7 @@
 #include "chorus/core/checked.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
-#include "chorus/workload/generators/trace_builder.hpp"
+#include "chorus/generate/trace_builder.hpp"
 
 namespace chorus {
 namespace {

@@ -41,9 +41,9 @@
 #include <string>
 #include <vector>
 
+#include "chorus/chakra/trace.hpp"
 #include "chorus/core/units.hpp"
 #include "chorus/llm/inputs.hpp"
-#include "chorus/workload/chakra/trace.hpp"
 
 namespace chorus {
 

@@ -1,5 +1,5 @@
 // Reading and writing Chakra ET files (see trace.hpp): length-delimited protobuf messages, optionally gzipped.
-#include "chorus/workload/chakra/trace.hpp"
+#include "chorus/chakra/trace.hpp"
 
 #include <zlib.h>
 

@@ -1,15 +1,15 @@
 // ASTRA-sim-style microbenchmark traces (see microbench.hpp).
-#include "chorus/workload/generators/microbench.hpp"
+#include "chorus/generate/microbench.hpp"
 
 #include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
 
+#include "chorus/chakra/trace_directory.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/core/progress.hpp"
-#include "chorus/workload/chakra/trace_directory.hpp"
 
 namespace chorus {
 

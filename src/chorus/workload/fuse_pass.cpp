@@ -1,5 +1,5 @@
 // The fusion pass over Chakra workloads (see fuse_pass.hpp).
-#include "chorus/fused/fuse_pass.hpp"
+#include "chorus/workload/fuse_pass.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
 // Generated LLM training iterations (see llm_training.hpp for the model and its sources).
-#include "chorus/workload/generators/llm_training.hpp"
+#include "chorus/generate/llm_training.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "chorus/chakra/trace_directory.hpp"
 #include "chorus/core/checked.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/core/progress.hpp"
-#include "chorus/workload/chakra/trace_directory.hpp"
 
 namespace chorus {
 

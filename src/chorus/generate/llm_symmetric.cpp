@@ -1,5 +1,5 @@
 // The LLM training iteration as a symmetric workload (see llm_symmetric.hpp).
-#include "chorus/workload/generators/llm_symmetric.hpp"
+#include "chorus/generate/llm_symmetric.hpp"
 
 #include <algorithm>
 #include <map>
