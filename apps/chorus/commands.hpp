@@ -19,6 +19,7 @@ void register_sweep_command(CLI::App& app);
 void register_fused_command(CLI::App& app);
 void register_fuse_command(CLI::App& app);
 void register_import_command(CLI::App& app);  // chorus import pytorch
+void register_machines_command(CLI::App& app);
 void register_cli_docs(CLI::App& app);  // --version and the hidden --generate (cli_docs.cpp)
 
 }  // namespace chorus::cli

@@ -15,11 +15,12 @@
 #include "chorus/collective/collective.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
+#include "chorus/generate/llm_symmetric.hpp"
+#include "chorus/generate/llm_training.hpp"
+#include "chorus/generate/microbench.hpp"
 #include "chorus/llm/inputs.hpp"
 #include "chorus/llm/presets.hpp"
-#include "chorus/workload/generators/llm_symmetric.hpp"
-#include "chorus/workload/generators/llm_training.hpp"
-#include "chorus/workload/generators/microbench.hpp"
+#include "chorus/machine/device.hpp"
 #include "commands.hpp"
 #include "generate_recsys_moe.hpp"
 #include "terminal_progress.hpp"
@@ -120,7 +121,9 @@ LlmTrainingSpec llm_spec(const LlmOptions& o) {
   spec.distributed_optimizer = o.distributed_optimizer;
   const auto gpu = llm::gpu_preset(o.gpu);
   if (!gpu)
-    throw Error("", "--gpu", fmt::format("unknown GPU preset '{}'; expected a100 or h100", o.gpu));
+    machine::device(o.gpu, "gpu");  // names the nearest device preset
+  if (!gpu)
+    throw Error("", "--gpu", fmt::format("'{}' has no 16-bit matrix peak for the roofline", o.gpu));
   spec.peak_tflops = o.peak_perf.value_or(gpu->peak_tflops);
   spec.mem_bw_gbps = o.mem_bw.value_or(gpu->mem_bw_gbps);
   spec.cp = o.cp;
@@ -177,7 +180,9 @@ void register_llm(CLI::App& generate) {
   cmd->add_flag("--sequence-parallel", o->sequence_parallel, "TP All-Gather/Reduce-Scatter instead of All-Reduce");
   cmd->add_flag("--distributed-optimizer", o->distributed_optimizer,
                 "DP Reduce-Scatter of gradients and All-Gather of parameters instead of an All-Reduce");
-  cmd->add_option("--gpu", o->gpu, "roofline preset: a100 (312 TFLOPS, 2039 GB/s, default) or h100 (989, 3350)");
+  cmd->add_option("--gpu", o->gpu,
+                  "roofline preset: a device of `chorus machines` (dense 16-bit peak, HBM bandwidth); a100 (default) "
+                  "and h100 stand for a100-80gb (312 TFLOPS, 2039 GB/s) and h100-80gb (989.5, 3350)");
   cmd->add_option("--peak-perf", o->peak_perf, "peak compute in TFLOPS (overrides --gpu)");
   cmd->add_option("--mem-bw", o->mem_bw, "memory bandwidth in GB/s (1e9 B/s; overrides --gpu)");
   cmd->add_option("--out", o->out, "output directory")->required();

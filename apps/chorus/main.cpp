@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   chorus::cli::register_fused_command(app);
   chorus::cli::register_fuse_command(app);
   chorus::cli::register_import_command(app);
+  chorus::cli::register_machines_command(app);
   try {
     if (const int status = chorus::cli::parse_command_line(app, argc, argv); status != 0)
       return status;  // a usage error, already explained on stderr

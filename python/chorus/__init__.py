@@ -20,7 +20,7 @@ InputError.__doc__ = """A malformed input (a ValueError): ``file`` (may be ''), 
 Topology.__doc__ = """A network of NPUs, switches and directed links; build one with Topology.load(...)."""
 
 __all__ = ["InputError", "Topology", "CollectiveResult", "SynthResult", "SimResult", "collective", "bound", "synth",
-           "sim", "llm", "netopt", "__version__"]
+           "sim", "llm", "netopt", "machines", "__version__"]
 
 
 def _input_error(field, message, file=""):
@@ -186,6 +186,12 @@ def bound(topology=None, collective=None, size=None, *, bandwidth=None, latency=
     """
     topo = _topology(topology, bandwidth, latency, network)
     return _chorus._bound(topo, str(collective), _size(size), sinks, root, information_bound)
+
+
+def machines():
+    """The device and machine presets every model of chorus uses, as ``chorus machines --json`` prints them: a dict
+    with ``devices`` and ``machines``, each a list of dicts (FLOP/s, B/s, GiB) with their ``sources``."""
+    return _chorus.machines()
 
 
 def synth(topology=None, collective=None, size=None, *, bandwidth=None, latency=None, network=None, chunks=None,

@@ -74,6 +74,7 @@ def collective(topology: TopologyArg = ..., collective: Optional[str] = ..., siz
 def bound(topology: TopologyArg = ..., collective: Optional[str] = ..., size: Optional[Size] = ..., *,
           bandwidth: Units = ..., latency: Units = ..., network: Optional[PathLike] = ..., sinks: str = ...,
           root: int = ..., information_bound: str = ...) -> dict[str, Any]: ...
+def machines() -> dict[str, list[dict[str, Any]]]: ...
 def synth(topology: TopologyArg = ..., collective: Optional[str] = ..., size: Optional[Size] = ..., *,
           bandwidth: Units = ..., latency: Units = ..., network: Optional[PathLike] = ..., chunks: Optional[int] = ...,
           seed: int = ..., priority: str = ..., npus: Optional[Iterable[int]] = ...,

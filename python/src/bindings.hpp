@@ -18,6 +18,7 @@ void register_synth(py::module_& m);
 void register_sim(py::module_& m);
 void register_llm(py::module_& m);
 void register_netopt(py::module_& m);
+void register_machines(py::module_& m);
 
 }  // namespace chorus::python
 

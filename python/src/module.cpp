@@ -11,4 +11,5 @@ PYBIND11_MODULE(_chorus, m) {
   chorus::python::register_sim(m);
   chorus::python::register_llm(m);
   chorus::python::register_netopt(m);
+  chorus::python::register_machines(m);
 }

@@ -1,5 +1,5 @@
-// The fused-operator GPU presets read their tensor peaks and HBM bandwidth from the LLM planner's system presets
-// (one source of those datasheet values) and add the FP32 peak and SM / CU count from their own citations.
+// The fused-operator GPU presets are the devices of machine/ (one source of the datasheet values): their tensor
+// peaks and HBM bandwidth equal the LLM planner's, which reads the same devices.
 #include <gtest/gtest.h>
 
 #include "chorus/core/error.hpp"

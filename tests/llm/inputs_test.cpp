@@ -103,6 +103,28 @@ TEST(LlmInputs, LlamaPresetsUseGroupedQueryAttentionAndSwiglu) {
   EXPECT_EQ(read_execution(preset("llama2-70b_exec.json"), a70, sys).tensor_par, 8);
 }
 
+TEST(LlmInputs, Llama3_70bPresetIsTheExampleFile) {
+  // Dubey et al. 2024, Table 3: 80 layers, model dimension 8192, FFN 28672, 64 heads, 8 key/value heads.
+  const auto p = model_preset("llama3-70b");
+  ASSERT_TRUE(p.has_value());
+  const Application file =
+      read_application((std::filesystem::path(CHORUS_SOURCE_DIR) / "examples" / "llm" / "llama3-70b.json").string());
+  EXPECT_EQ(p->hidden, 8192);
+  EXPECT_EQ(p->num_blocks, 80);
+  EXPECT_EQ(p->kv_heads, 8);
+  EXPECT_EQ(p->feedforward, file.feedforward);
+  EXPECT_EQ(p->attn_size, file.attn_size);
+  EXPECT_EQ(p->seq_size, file.seq_size);
+  EXPECT_EQ(p->vocab, file.vocab);
+  EXPECT_EQ(p->mlp, MlpKind::kSwiglu);
+  EXPECT_DOUBLE_EQ(p->parameter_count(), file.parameter_count());
+  // By hand, Megatron's count (one embedding table, shared with the LM head): 80 blocks of QKV 8192 x (64 + 16) x
+  // 128, output 8192^2 and SwiGLU 3 x 8192 x 28672, plus (128256 + 8192) x 8192 = 69.57e9; norms and biases add
+  // well under 1 %.
+  const double by_hand = 80.0 * (8192.0 * 80 * 128 + 8192.0 * 8192 + 3.0 * 8192 * 28672) + (128256.0 + 8192) * 8192;
+  EXPECT_NEAR(p->parameter_count() / by_hand, 1.0, 0.01);
+}
+
 // --- bad input, one case each ---
 
 nlohmann::json good_model() {

@@ -49,3 +49,16 @@ class NetoptTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class MachinesTest(unittest.TestCase):
+    def test_presets_with_sources(self):
+        # DGX H100 datasheet: NVLink 900 GB/s per GPU both directions, so 450 GB/s each way; H100 SXM BF16 1,979
+        # TFLOPS with sparsity, so 989.5 dense.
+        presets = chorus.machines()
+        by_name = {m["name"]: m for m in presets["machines"]}
+        self.assertEqual(by_name["dgx-h100"]["scale_up_bandwidth"], 450e9)
+        self.assertEqual(by_name["dgx-h100"]["device"], "h100-80gb")
+        h100 = next(d for d in presets["devices"] if d["name"] == "h100-80gb")
+        self.assertEqual(h100["matrix_bf16"], 1979e12 / 2)
+        self.assertTrue(all(m["sources"] for m in presets["machines"]))

@@ -1,4 +1,4 @@
-// GPU presets from published datasheets, and the JSON reader for user GPUs (see gpu.hpp).
+// GPU presets (the devices of machine/ that fused operators can run on) and the JSON reader for user GPUs (gpu.hpp).
 #include "chorus/fused/gpu.hpp"
 
 #include <fmt/format.h>
@@ -6,41 +6,23 @@
 
 #include "chorus/core/error.hpp"
 #include "chorus/io/json_file.hpp"
-#include "chorus/llm/system_presets.hpp"
+#include "chorus/machine/device.hpp"
 
 namespace chorus::fused {
 namespace {
 
-// What the LLM planner's presets (llm/system_presets.cpp, the one source of their datasheet values: tensor peaks,
-// HBM bandwidth) do not carry: the FP32 non-tensor peak and the number of SMs / CUs.
-struct FusedOnly {
-  const char* name;
-  double fp32_tflops;
-  uint32_t compute_units;
-};
-constexpr FusedOnly kFusedOnly[] = {
-    // NVIDIA A100 Tensor Core GPU datasheet (2021), SXM4 40 and 80 GB: FP32 19.5 TFLOP/s; 108 SMs (NVIDIA A100
-    // Tensor Core GPU Architecture whitepaper, 2020).
-    {"a100-40gb", 19.5, 108},
-    {"a100-80gb", 19.5, 108},
-    // NVIDIA H100 Tensor Core GPU datasheet (2023), SXM5: FP32 67 TFLOP/s; 132 SMs (NVIDIA H100 Tensor Core GPU
-    // Architecture whitepaper, 2022). NVIDIA H200 datasheet, SXM: the same FP32 67 TFLOP/s on the same GH100 SMs.
-    {"h100-80gb", 67, 132},
-    {"h200", 67, 132},
-    // AMD Instinct MI300X accelerator datasheet (2023): FP32 vector 163.4 TFLOP/s, 304 compute units.
-    {"mi300x", 163.4, 304},
-};
+// The devices a fused operator can be priced on: those with a 16-bit matrix peak and a published compute-unit count.
+bool fused_device(const machine::Device& d) {
+  return d.matrix_fp16 > 0 && d.compute_units > 0;
+}
 
-// A preset: tensor peaks and HBM from the LLM planner's system preset, the rest from kFusedOnly.
-GpuSpec from_llm_preset(const FusedOnly& extra) {
-  const nlohmann::json j = *llm::system_preset_json(extra.name);
-  const nlohmann::json& matrix = j.at("matrix");
-  const double half = matrix.at("float16").at("tflops").get<double>() * 1e12;
-  GpuSpec gpu{extra.name, {{"bf16", half}, {"fp16", half}, {"fp32", extra.fp32_tflops * 1e12}}, Bandwidth(), 0};
-  if (matrix.contains("float8"))
-    gpu.peak_flops["fp8"] = matrix.at("float8").at("tflops").get<double>() * 1e12;
-  gpu.memory_bandwidth = Bandwidth::gb_per_s(j.at("mem1").at("GBps").get<double>());
-  gpu.compute_units = extra.compute_units;
+// A preset: the device's tensor peaks, FP32 vector peak, HBM bandwidth and compute units (machine/devices.cpp).
+GpuSpec from_device(const machine::Device& d) {
+  GpuSpec gpu{d.name, {{"bf16", d.matrix_bf16}, {"fp16", d.matrix_fp16}, {"fp32", d.vector_fp32}}, Bandwidth(), 0};
+  if (d.matrix_fp8 > 0)
+    gpu.peak_flops["fp8"] = d.matrix_fp8;
+  gpu.memory_bandwidth = Bandwidth::gb_per_s(d.hbm_bandwidth / 1e9);
+  gpu.compute_units = d.compute_units;
   return gpu;
 }
 
@@ -90,16 +72,16 @@ double GpuSpec::peak(const std::string& dtype, const std::string& source) const 
 
 std::vector<std::string> gpu_presets() {
   std::vector<std::string> names;
-  for (const FusedOnly& g : kFusedOnly)
-    names.emplace_back(g.name);
+  for (const machine::Device& d : machine::devices()) {
+    if (fused_device(d))
+      names.emplace_back(d.name);
+  }
   return names;
 }
 
 GpuSpec load_gpu(const std::string& name_or_file) {
-  for (const FusedOnly& g : kFusedOnly) {
-    if (name_or_file == g.name)
-      return from_llm_preset(g);
-  }
+  if (const machine::Device* d = machine::find_device(name_or_file); d != nullptr && fused_device(*d))
+    return from_device(*d);
   if (name_or_file.find('/') != std::string::npos || name_or_file.ends_with(".json"))
     return gpu_from_json(name_or_file);
   throw Error("", Argument{"system"},

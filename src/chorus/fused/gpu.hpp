@@ -1,9 +1,8 @@
 // The GPU a fused operator runs on: peak FLOP/s per datatype, memory bandwidth and compute-unit count, enough for
 // a roofline tile time and for the occupancy that communication workgroups take away.
 //
-// Built-in: a100-40gb, a100-80gb, h100-80gb, h200, mi300x: the tensor peaks and HBM bandwidth of the LLM planner's
-// system presets (llm/system_presets.cpp, one source of those datasheet values), plus the FP32 peak and SM / CU
-// count they do not carry (cited in gpu.cpp); or a JSON file
+// Built-in: the device presets of machine/ with a 16-bit matrix peak and a published SM / CU count (a100-40gb,
+// a100-80gb, h100-80gb, h200, mi300x, mi355x; `chorus machines` lists them with their sources); or a JSON file
 //   {"name": "my-gpu", "peak_tflops": {"bf16": 989, "fp32": 67}, "memory_GBps": 3350, "compute_units": 132}
 //
 //   GpuSpec gpu = load_gpu("h100-80gb");   // or load_gpu("my_gpu.json")

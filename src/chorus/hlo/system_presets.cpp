@@ -1,68 +1,67 @@
-// Built-in systems for HLO costing, from published specifications only (each value cites its source).
+// Built-in systems for HLO costing: the devices and machines of machine/ (each value cited there), seen as one XLA
+// device. What is specific to HLO costing (how XLA maps f32 matmuls, the per-step latency) is said here.
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
 #include "chorus/hlo/system.hpp"
+#include "chorus/machine/machine.hpp"
 
 namespace chorus::hlo {
 namespace {
 
-// One TPU v3 TensorCore: XLA compiles one program per TensorCore on v3, and the op profiles are per core.
-// Cloud TPU v3 docs (cloud.google.com/tpu/docs/v3): 123 TFLOP/s bf16 per chip, HBM2 900 GBps per chip, two
-// TensorCores per chip; so 61.5 TFLOP/s and 450 GB/s per core. f32 matmuls run on the MXU in bf16 passes at
-// XLA's DEFAULT precision (JAX/XLA precision docs), so f32 maps to the same peak. All-reduce bandwidth per pod
-// 340 TB/s over 1024 chips = 332 GB/s per chip, 166 GB/s per core. The vector-unit peak is not published; it is
-// set to the matrix peak / 16 and only matters for elementwise ops, which the HBM bound dominates.
+// The vector-unit peak of a TPU is not published; it is set to the matrix peak / 16 (a model parameter) and only
+// matters for elementwise ops, which the HBM bound dominates.
+constexpr double kTpuVectorFraction = 1.0 / 16;
+// Per collective step, seconds: model parameters of the HLO cost model.
+constexpr double kTpuStepLatency = 1e-6;
+constexpr double kGpuStepLatency = 5e-6;
+
+// One TPU v3 TensorCore: XLA compiles one program per TensorCore on v3, and the op profiles are per core, so the
+// chip's matrix peak, HBM bandwidth and all-reduce bandwidth are halved. f32 matmuls run on the MXU in bf16 passes
+// at XLA's DEFAULT precision (JAX/XLA precision docs), so f32 maps to the same peak.
 System tpuv3() {
+  const machine::Machine& pod = machine::machine("tpu-v3-pod");
+  const machine::Device& chip = pod.device();
+  const double cores = chip.compute_units;
   System s;
   s.name = "tpuv3";
-  s.matrix_flops = {{"bf16", 61.5e12}, {"f32", 61.5e12}};
-  s.vector_flops = 61.5e12 / 16;
-  s.memory_bandwidth = 450e9;
-  s.network_bandwidth = 166e9;
-  s.network_latency = 1e-6;
+  const double matrix = chip.matrix_bf16 / cores;
+  s.matrix_flops = {{"bf16", matrix}, {"f32", matrix}};
+  s.vector_flops = matrix * kTpuVectorFraction;
+  s.memory_bandwidth = chip.hbm_bandwidth / cores;
+  s.network_bandwidth = pod.scale_up_bandwidth / cores;
+  s.network_latency = kTpuStepLatency;
   return s;
 }
 
 // One TPU v4 chip (one XLA device: its two TensorCores act as one "megacore").
-// Cloud TPU v4 docs (cloud.google.com/tpu/docs/v4): 275 TFLOP/s bf16 or int8 per chip, HBM2 1200 GBps;
-// all-reduce bandwidth per pod 1.1 PB/s over 4096 chips = 268 GB/s per chip.
 System tpuv4() {
+  const machine::Machine& pod = machine::machine("tpu-v4-pod");
+  const machine::Device& chip = pod.device();
   System s;
   s.name = "tpuv4";
-  s.matrix_flops = {{"bf16", 275e12}, {"s8", 275e12}, {"f32", 275e12}};
-  s.vector_flops = 275e12 / 16;
-  s.memory_bandwidth = 1200e9;
-  s.network_bandwidth = 268e9;
-  s.network_latency = 1e-6;
+  s.matrix_flops = {{"bf16", chip.matrix_bf16}, {"s8", chip.matrix_int8}, {"f32", chip.matrix_bf16}};
+  s.vector_flops = chip.matrix_bf16 * kTpuVectorFraction;
+  s.memory_bandwidth = chip.hbm_bandwidth;
+  s.network_bandwidth = pod.scale_up_bandwidth;
+  s.network_latency = kTpuStepLatency;
   return s;
 }
 
-// NVIDIA A100 SXM4 80 GB, NVIDIA A100 Tensor Core GPU datasheet (2021): dense BF16/FP16 tensor 312 TFLOP/s,
-// TF32 tensor 156 TFLOP/s (used for f32 matmuls), FP32 19.5 TFLOP/s (vector), HBM2e 2039 GB/s, NVLink 600 GB/s
-// total (300 GB/s each way).
-System a100() {
+// A GPU of an NVIDIA machine: f32 matmuls on the TF32 tensor path (XLA's default on Ampere and later), the FP32
+// peak for elementwise ops, the NVLink bandwidth per direction for collectives.
+System gpu(const char* name, const char* machine_name) {
+  const machine::Machine& m = machine::machine(machine_name);
+  const machine::Device& d = m.device();
   System s;
-  s.name = "a100";
-  s.matrix_flops = {{"bf16", 312e12}, {"f16", 312e12}, {"f32", 156e12}, {"s8", 624e12}};
-  s.vector_flops = 19.5e12;
-  s.memory_bandwidth = 2039e9;
-  s.network_bandwidth = 300e9;
-  s.network_latency = 5e-6;
-  return s;
-}
-
-// NVIDIA H100 SXM5 80 GB, NVIDIA H100 Tensor Core GPU datasheet (2023): dense BF16/FP16 tensor 989 TFLOP/s,
-// TF32 tensor 494.5 TFLOP/s, FP8 1979 TFLOP/s, FP32 67 TFLOP/s (vector), HBM3 3.35 TB/s, NVLink 900 GB/s total
-// (450 GB/s each way).
-System h100() {
-  System s;
-  s.name = "h100";
-  s.matrix_flops = {{"bf16", 989e12}, {"f16", 989e12}, {"f32", 494.5e12}, {"f8e4m3fn", 1979e12}, {"s8", 1979e12}};
-  s.vector_flops = 67e12;
-  s.memory_bandwidth = 3.35e12;
-  s.network_bandwidth = 450e9;
-  s.network_latency = 5e-6;
+  s.name = name;
+  s.matrix_flops = {{"bf16", d.matrix_bf16}, {"f16", d.matrix_fp16}, {"f32", d.matrix_tf32}, {"s8", d.matrix_int8}};
+  if (d.matrix_fp8 > 0)
+    s.matrix_flops["f8e4m3fn"] = d.matrix_fp8;
+  s.vector_flops = d.vector_fp32;
+  s.memory_bandwidth = d.hbm_bandwidth;
+  s.network_bandwidth = m.scale_up_bandwidth;
+  s.network_latency = kGpuStepLatency;
   return s;
 }
 
@@ -78,9 +77,9 @@ System system_by_name(const std::string& name) {
   if (name == "tpuv4")
     return tpuv4();
   if (name == "a100")
-    return a100();
+    return gpu("a100", "dgx-a100");
   if (name == "h100")
-    return h100();
+    return gpu("h100", "dgx-h100");
   throw Error("", Argument{"system"},
               fmt::format("'{}' is neither a preset (tpuv3, tpuv4, a100, h100) nor a JSON file", name));
 }

@@ -68,16 +68,6 @@ double Application::active_parameter_count() const {
   return parameter_count() - static_cast<double>(num_blocks - dense_blocks) * idle;
 }
 
-EfficiencyCurve::EfficiencyCurve(std::vector<std::pair<double, double>> steps) {
-  // Sorting makes the lookup independent of the file's order; Calculon's files are already descending.
-  std::sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  count_ = static_cast<int>(std::min<size_t>(steps.size(), kMaxSteps));
-  for (int i = 0; i < count_; ++i) {
-    thresholds_[i] = steps[i].first;
-    efficiencies_[i] = steps[i].second;
-  }
-}
-
 int System::datatype_index(const std::string& name) const {
   auto it = std::find(datatypes.begin(), datatypes.end(), name);
   return it == datatypes.end() ? -1 : static_cast<int>(it - datatypes.begin());

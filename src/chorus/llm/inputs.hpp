@@ -28,6 +28,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chorus/machine/efficiency_curve.hpp"
+
 namespace chorus::llm {
 
 enum class MlpKind : uint8_t { kGelu, kSwiglu };
@@ -75,33 +77,8 @@ struct Application {
   double moe_block_weight_count() const;      // attention + router + all routed and shared experts
 };
 
-// A step function: the first (threshold, efficiency) pair whose threshold the size reaches wins.
-// Calculon's curves are sorted by descending threshold and end with a 0 threshold.
-class EfficiencyCurve {
- public:
-  EfficiencyCurve() = default;
-  explicit EfficiencyCurve(std::vector<std::pair<double, double>> steps);
-  double at(double size) const {
-    for (int i = 0; i < count_; ++i) {
-      if (size >= thresholds_[i])
-        return efficiencies_[i];
-    }
-    return efficiencies_[count_ - 1];
-  }
-  // The steps, descending threshold first, as the file lists them.
-  std::vector<std::pair<double, double>> steps() const {
-    std::vector<std::pair<double, double>> out;
-    for (int i = 0; i < count_; ++i)
-      out.emplace_back(thresholds_[i], efficiencies_[i]);
-    return out;
-  }
-
- private:
-  static constexpr int kMaxSteps = 8;
-  std::array<double, kMaxSteps> thresholds_{};
-  std::array<double, kMaxSteps> efficiencies_{};
-  int count_ = 0;
-};
+// The step function of Calculon's gflops_efficiency / MB_efficiency keys (machine/efficiency_curve.hpp).
+using EfficiencyCurve = machine::EfficiencyCurve;
 
 struct ComputeUnit {
   double flops_per_second = 0;

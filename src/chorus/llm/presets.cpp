@@ -2,6 +2,7 @@
 #include "chorus/llm/presets.hpp"
 
 #include "chorus/io/json_file.hpp"
+#include "chorus/machine/device.hpp"
 
 namespace chorus::llm {
 
@@ -38,6 +39,9 @@ std::vector<ModelPreset> model_presets() {
       // Dubey et al. 2024, "The Llama 3 Herd of Models" (arXiv:2407.21783), Table 3: 126 layers, model dimension
       // 16384, FFN 53248, 128 heads, 8 key/value heads, vocabulary 128256 (config.json), sequence 8192 (3.4).
       {"llama3-405b", make_model(16384, 53248, 8192, 128, 8, 126, 128256, MlpKind::kSwiglu)},
+      // The same paper, Table 3: 80 layers, model dimension 8192, FFN 28672, 64 heads, 8 key/value heads
+      // (examples/llm/llama3-70b.json).
+      {"llama3-70b", make_model(8192, 28672, 8192, 64, 8, 80, 128256, MlpKind::kSwiglu)},
   };
 }
 
@@ -59,14 +63,18 @@ std::vector<std::string> model_preset_names() {
 }
 
 std::optional<GpuPreset> gpu_preset(const std::string& name) {
-  // Dense fp16/bf16 tensor-core peaks and HBM bandwidths of the SXM parts (NVIDIA data sheets).
-  if (name == "a100")
-    return GpuPreset{312, 2039};
-  if (name == "h100")
-    return GpuPreset{989, 3350};
-  return std::nullopt;
+  // "a100" and "h100", the generator's first presets, are the 80 GB SXM parts; every device of machine/ is a preset
+  // under its own name. Dense 16-bit matrix peak and HBM bandwidth (machine/devices.cpp cites them).
+  const std::string device = name == "a100" ? "a100-80gb" : name == "h100" ? "h100-80gb" : name;
+  const machine::Device* d = machine::find_device(device);
+  if (d == nullptr || d->matrix_bf16 <= 0)
+    return std::nullopt;
+  return GpuPreset{d->matrix_bf16 / 1e12, d->hbm_bandwidth / 1e9};
 }
 
+// Calculon's own a100_80g.json, byte for byte (its HBM at 2,048 GB/s, 512 GiB host memory, its collective scales):
+// the system Calculon's published results were computed on, kept for reproducing them (llm validate), not a machine
+// preset.
 System a100_80gb_system() {
   static constexpr const char* kJson = R"json(
 {

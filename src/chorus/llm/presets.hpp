@@ -16,12 +16,13 @@ namespace chorus::llm {
 System a100_80gb_system();
 
 // The built-in models: "gpt3-175b" (Brown et al. 2020) and "llama2-70b" (Touvron et al. 2023, GQA, SwiGLU),
-// "llama3-405b" (Dubey et al. 2024),
+// "llama3-405b" and "llama3-70b" (Dubey et al. 2024),
 // plus small ones for trials; the same shapes as examples/llm/*.json. nullopt for an unknown name.
 std::optional<Application> model_preset(const std::string& name);
 std::vector<std::string> model_preset_names();
 
-// GPU presets for the roofline: {peak TFLOPS, memory GB/s}; nullopt for an unknown name.
+// GPU presets for the generator's roofline: {dense 16-bit matrix peak in TFLOPS, HBM GB/s} of a device of machine/
+// (`chorus machines`), "a100" and "h100" standing for a100-80gb and h100-80gb; nullopt for an unknown name.
 struct GpuPreset {
   double peak_tflops = 0;
   double mem_bw_gbps = 0;
