@@ -56,11 +56,11 @@ TEST(WritersCli, NpusCsvHoldsSummaryPerNpuRows) {
   ASSERT_EQ(sim.status, 0) << sim.err;
   const std::vector<std::string> rows = lines_of(read_text(dir / "out" / "npus.csv"));
   ASSERT_EQ(rows.size(), 9u);
-  EXPECT_EQ(rows[0], "npu,finish_ns,compute_ns,exposed_comm_ns,peer_wait_ns,idle_ns,nodes");
+  EXPECT_EQ(rows[0], "npu,finish_ns,compute_ns,exposed_comm_ns,peer_wait_ns,idle_ns,nodes,cpu_ns");
   // One ring All-Reduce of 1 MiB on 8 NPUs: 2 (N - 1) (1 us + 1 MiB / 8 / 50 GB/s) = 14 * 3.62144 us = 50700.16 ns,
   // all of it exposed communication, on every NPU.
   for (size_t i = 1; i < rows.size(); ++i)
-    EXPECT_EQ(rows[i], std::to_string(i - 1) + ",50700.16,0,50700.16,0,0,1") << rows[i];
+    EXPECT_EQ(rows[i], std::to_string(i - 1) + ",50700.16,0,50700.16,0,0,1,0") << rows[i];
   const nlohmann::json summary = nlohmann::json::parse(read_text(dir / "out" / "summary.json"));
   EXPECT_EQ(summary["per_npu"][3]["finish_ns"].get<double>(), 50700.16);
 }

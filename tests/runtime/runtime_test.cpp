@@ -61,6 +61,42 @@ TEST(Runtime, ComputeChainAndResourceRule) {
   EXPECT_EQ(simulate(b, t, "", false).npus[0].finish, Time::us(3));
 }
 
+TEST(Runtime, CpuOperatorsAreReportedAsCpuTimeNotIdle) {
+  // A CPU run (gloo): NPU 0 runs a 4 us CPU operator, NPU 1 a 6 us one, then both All-Reduce 2000 B (a 2-member
+  // ring: 2 steps of 1000 B at 1 us + 1 us = 4 us, from 6 us to 10 us), then 3 us and 1 us of CPU operators.
+  WorkloadBuilder b("cpu_run", 2);
+  b.comp(0, 1, 4).is_cpu_op = true;
+  b.coll(0, 2, CommType::AllReduce, 2000, {1});
+  b.comp(0, 3, 3, {2}).is_cpu_op = true;
+  b.comp(1, 1, 6).is_cpu_op = true;
+  b.coll(1, 2, CommType::AllReduce, 2000, {1});
+  b.comp(1, 3, 1, {2}).is_cpu_op = true;
+  const RunReport r = simulate(b, fully_connected(2, kLink));
+  EXPECT_EQ(r.npus[0].finish, Time::us(13));
+  EXPECT_EQ(r.npus[0].cpu, Time::us(7));
+  EXPECT_EQ(r.npus[0].compute, Time::zero());
+  EXPECT_EQ(r.npus[0].exposed_comm, Time::us(4));
+  EXPECT_EQ(r.npus[0].peer_wait, Time::us(2));
+  EXPECT_EQ(r.npus[0].idle, Time::zero());
+  EXPECT_EQ(r.npus[1].finish, Time::us(11));
+  EXPECT_EQ(r.npus[1].cpu, Time::us(7));
+  EXPECT_EQ(r.npus[1].idle, Time::zero());
+  EXPECT_EQ(r.compute_sources.cpu_ops, 4u);
+  EXPECT_EQ(r.compute_sources.replayed, 0u);
+  // A GPU trace: a CPU operator beside a GPU kernel is the kernel's time, not CPU time; one after it is.
+  WorkloadBuilder g("cpu_beside_gpu", 2);
+  g.comp(0, 1, 5);
+  g.comp(1, 1, 1);
+  g.comp(0, 2, 3).is_cpu_op = true;
+  g.comp(0, 3, 2, {1}).is_cpu_op = true;
+  const RunReport q = simulate(g, fully_connected(2, kLink));
+  EXPECT_EQ(q.npus[0].finish, Time::us(7));
+  EXPECT_EQ(q.npus[0].compute, Time::us(5));
+  EXPECT_EQ(q.npus[0].cpu, Time::us(2));
+  EXPECT_EQ(q.npus[0].idle, Time::zero());
+  EXPECT_EQ(q.compute_sources.replayed, 2u);
+}
+
 TEST(Runtime, SendReceiveMatchedByTagInOrder) {
   WorkloadBuilder b("p2p", 2);
   b.comp(0, 1, 5);

@@ -22,14 +22,14 @@ constexpr size_t kMaxCollectiveRows = 40;
 std::string per_npu_chart(const RunReport& r) {
   StackedBars bars{"where each NPU's time goes",
                    "time (ms)",
-                   {"compute", "exposed communication", "pipeline bubble / peer wait", "idle"},
-                   {"#4e79a7", "#f28e2b", "#b07aa1", "#d9d9d9"},
+                   {"compute", "exposed communication", "pipeline bubble / peer wait", "CPU operators", "idle"},
+                   {"#4e79a7", "#f28e2b", "#b07aa1", "#59a14f", "#d9d9d9"},
                    {},
                    "NPU"};
   bars.bars.reserve(r.npus.size());
   for (const NpuReport& n : r.npus) {
     bars.bars.push_back({n.compute.seconds() * 1e3, n.exposed_comm.seconds() * 1e3, n.peer_wait.seconds() * 1e3,
-                         n.idle.seconds() * 1e3});
+                         n.cpu.seconds() * 1e3, n.idle.seconds() * 1e3});
   }
   return render_stacked_bars(bars);
 }
@@ -125,7 +125,8 @@ std::string sim_report_html(const ReportContext& context) {
   page.heading("Per NPU");
   page.paragraph(
       "Compute is GPU compute; exposed communication moves data while no compute runs; pipeline bubble / peer wait "
-      "is communication waiting for a peer (e.g. the previous pipeline stage); idle is the rest (docs/workload.md).");
+      "is communication waiting for a peer (e.g. the previous pipeline stage); CPU operators are host operators while "
+      "none of those runs (a CPU run's compute); idle is the rest (docs/workload.md).");
   page.raw(per_npu_chart(r));
   page.heading("Collectives against their lower bounds");
   if (r.collectives.empty()) {

@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
@@ -120,6 +121,17 @@ nlohmann::json fused_ops_json(const RunReport& r) {
 
 }  // namespace
 
+std::string compute_sources_text(const ComputeSources& c) {
+  std::vector<std::string> parts;
+  if (c.replayed > 0)
+    parts.push_back(fmt::format("{} GPU nodes replayed from their trace durations", c.replayed));
+  if (c.roofline > 0)
+    parts.push_back(fmt::format("{} GPU nodes timed by the system file's roofline", c.roofline));
+  if (c.cpu_ops > 0)
+    parts.push_back(fmt::format("{} CPU operators replayed (cpu_ns; on a CPU run they are the compute)", c.cpu_ops));
+  return parts.empty() ? "no compute nodes" : fmt::format("{}", fmt::join(parts, "; "));
+}
+
 nlohmann::json summary_json(const ReportContext& context) {
   const RunReport& r = context.report;
   nlohmann::json j;
@@ -141,10 +153,14 @@ nlohmann::json summary_json(const ReportContext& context) {
                        {"compute_ns", ns(n.compute)},
                        {"exposed_comm_ns", ns(n.exposed_comm)},
                        {"peer_wait_ns", ns(n.peer_wait)},
+                       {"cpu_ns", ns(n.cpu)},
                        {"idle_ns", ns(n.idle)},
                        {"nodes", n.nodes}});
   }
   j["per_npu"] = std::move(per_npu);
+  j["compute_sources"] = {{"replayed", r.compute_sources.replayed},
+                          {"roofline", r.compute_sources.roofline},
+                          {"cpu_ops", r.compute_sources.cpu_ops}};
   nlohmann::json classes = nlohmann::json::array();
   for (const auto& [key, k] : classify(r)) {
     const CollectiveRecord c = record_of(*k.example);
@@ -187,12 +203,12 @@ void write_collectives_csv(const std::string& path, const ReportContext& context
 }
 
 void write_npus_csv(const std::string& path, const ReportContext& context) {
-  std::string text = "npu,finish_ns,compute_ns,exposed_comm_ns,peer_wait_ns,idle_ns,nodes\n";
+  std::string text = "npu,finish_ns,compute_ns,exposed_comm_ns,peer_wait_ns,idle_ns,nodes,cpu_ns\n";
   const std::vector<NpuReport>& npus = context.report.npus;
   for (size_t i = 0; i < npus.size(); ++i) {
     const NpuReport& n = npus[i];
-    text += fmt::format("{},{},{},{},{},{},{}\n", i, ns(n.finish), ns(n.compute), ns(n.exposed_comm), ns(n.peer_wait),
-                        ns(n.idle), n.nodes);
+    text += fmt::format("{},{},{},{},{},{},{},{}\n", i, ns(n.finish), ns(n.compute), ns(n.exposed_comm),
+                        ns(n.peer_wait), ns(n.idle), n.nodes, ns(n.cpu));
   }
   write_output_file(path, Argument{"out"}, text);
 }
@@ -207,14 +223,17 @@ void print_report(std::ostream& out, const ReportContext& context) {
         "representative's times\n",
         context.workload.symmetry->classes.size());
   }
-  out << fmt::format("finish       {} ({} ns)\n\n", to_string(r.finish), ns(r.finish));
-  out << fmt::format("{:>6} {:>16} {:>16} {:>16} {:>16} {:>16}\n", "npu", "finish_ns", "compute_ns", "exposed_comm_ns",
-                     "peer_wait_ns", "idle_ns");
+  out << fmt::format("finish       {} ({} ns)\n", to_string(r.finish), ns(r.finish));
+  out << fmt::format("compute      {}\n\n", compute_sources_text(r.compute_sources));
+  const bool cpu = r.compute_sources.cpu_ops > 0;
+  out << fmt::format("{:>6} {:>16} {:>16} {:>16} {:>16} {:>16}{}\n", "npu", "finish_ns", "compute_ns",
+                     "exposed_comm_ns", "peer_wait_ns", "idle_ns", cpu ? fmt::format(" {:>16}", "cpu_ns") : "");
   const size_t shown = r.npus.size() <= 16 ? r.npus.size() : 8;
   for (size_t i = 0; i < shown; ++i) {
     const NpuReport& n = r.npus[i];
-    out << fmt::format("{:>6} {:>16.3f} {:>16.3f} {:>16.3f} {:>16.3f} {:>16.3f}\n", i, ns(n.finish), ns(n.compute),
-                       ns(n.exposed_comm), ns(n.peer_wait), ns(n.idle));
+    out << fmt::format("{:>6} {:>16.3f} {:>16.3f} {:>16.3f} {:>16.3f} {:>16.3f}{}\n", i, ns(n.finish), ns(n.compute),
+                       ns(n.exposed_comm), ns(n.peer_wait), ns(n.idle),
+                       cpu ? fmt::format(" {:>16.3f}", ns(n.cpu)) : "");
   }
   if (shown < r.npus.size())
     out << fmt::format("{:>6} ({} more NPUs in summary.json)\n", "...", r.npus.size() - shown);

@@ -1,8 +1,8 @@
 // Reports of a workload run, for people and for scripts:
-// - summary.json: finish_ns, npus, per_npu [{npu, finish_ns, compute_ns, exposed_comm_ns, peer_wait_ns, idle_ns,
-//   nodes}], collectives [{type, group, npus, comm_size, ..., feasible}] aggregated by kind/size/group shape,
-//   below_bound_count, and run metadata;
-// - npus.csv: summary.json's per_npu rows as CSV (one per NPU);
+// - summary.json: finish_ns, npus, per_npu [{npu, finish_ns, compute_ns, exposed_comm_ns, peer_wait_ns, cpu_ns,
+//   idle_ns, nodes}], compute_sources {replayed, roofline, cpu_ops}, collectives [{type, group, npus, comm_size, ...,
+//   feasible}] aggregated by kind/size/group shape, below_bound_count, and run metadata;
+// - npus.csv: summary.json's per_npu rows as CSV (one per NPU; cpu_ns last);
 // - collectives.csv: one row per collective instance (type, group, size, algorithm, start/end, algbw, busbw,
 //   physical lower bound, feasible);
 // - timeline.json: Chrome/Perfetto trace format, one process per NPU with a compute, a communication and a
@@ -50,6 +50,8 @@ using ClassKey = std::tuple<chakra::CommType, Bytes, uint32_t, std::string>;
 std::map<ClassKey, CollectiveClass> classify(const RunReport& report);
 
 nlohmann::json summary_json(const ReportContext& context);
+// One line saying where the compute times came from (trace durations, roofline, CPU operators).
+std::string compute_sources_text(const ComputeSources& c);
 void write_collectives_csv(const std::string& path, const ReportContext& context);
 // npus.csv: one row per NPU with summary.json's per_npu keys (npu, finish_ns, compute_ns, exposed_comm_ns,
 // peer_wait_ns, idle_ns, nodes).

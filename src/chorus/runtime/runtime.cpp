@@ -72,6 +72,7 @@ struct Executor {
   uint64_t done = 0;
   Time finish;
   std::vector<Span> compute_spans;
+  std::vector<Span> cpu_spans;       // CPU operators (is_cpu_op COMP nodes)
   std::vector<Span> transfer_spans;  // communication moving data
   std::vector<Span> wait_spans;      // communication waiting for a peer to issue its side
 };
@@ -557,8 +558,7 @@ class Runtime {
     Track track = Track::Compute;
     switch (n.type) {
       case NodeType::Comp:
-        if (!n.is_cpu_op)
-          ex.compute_spans.push_back(span);
+        (n.is_cpu_op ? ex.cpu_spans : ex.compute_spans).push_back(span);
         break;
       case NodeType::CommColl:
       case NodeType::CommSend:
@@ -594,9 +594,31 @@ class Runtime {
       r.compute = total(compute);
       r.exposed_comm = total(transfer) - overlap(transfer, compute);
       r.peer_wait = total(wait) - overlap(wait, busy);
-      r.idle = r.finish - r.compute - r.exposed_comm - r.peer_wait;
+      // CPU operators are counted only where nothing above runs: on a GPU trace they launch kernels beside the
+      // compute; on a CPU run (gloo) they are the compute, and the GPU columns stay empty.
+      std::vector<Span> accounted = busy;
+      accounted.insert(accounted.end(), wait.begin(), wait.end());
+      const std::vector<Span> cpu = merged(std::move(ex.cpu_spans));
+      r.cpu = total(cpu) - overlap(cpu, merged(std::move(accounted)));
+      r.idle = r.finish - r.compute - r.exposed_comm - r.peer_wait - r.cpu;
       r.nodes = workload_.npus[npu].nodes.size();
+      count_compute_sources(workload_.npus[npu].nodes);
       report_.finish = std::max(report_.finish, r.finish);
+    }
+  }
+
+  // Where each COMP node's time came from (the rule of compute_time()).
+  void count_compute_sources(const std::vector<WorkloadNode>& nodes) {
+    const AstraSystemConfig* sys = options_.system;
+    for (const WorkloadNode& n : nodes) {
+      if (n.type != NodeType::Comp)
+        continue;
+      if (n.is_cpu_op)
+        ++report_.compute_sources.cpu_ops;
+      else if (sys != nullptr && sys->roofline_enabled)
+        ++report_.compute_sources.roofline;
+      else
+        ++report_.compute_sources.replayed;
     }
   }
 

@@ -65,8 +65,9 @@ struct NpuReport {
   Time compute;       // GPU compute (non-CPU COMP nodes)
   Time exposed_comm;  // communication moving data (all its peers there) while no GPU compute runs
   Time peer_wait;     // communication waiting for a peer (pipeline bubble) while nothing above runs
-  Time idle;          // finish - compute - exposed_comm - peer_wait
+  Time idle;          // finish - compute - exposed_comm - peer_wait - cpu
   uint64_t nodes = 0;
+  Time cpu;  // CPU operators (is_cpu_op) while nothing above runs: a CPU run's compute, a GPU run's host gaps
 };
 
 struct CollectiveReport {
@@ -102,8 +103,17 @@ struct MessageFlow {
   uint32_t recv_node = 0;
 };
 
+// Where the COMP nodes' times came from, over all NPUs: replayed from the trace's durations, the roofline of the
+// system file (roofline-enabled), or CPU operators (replayed, reported as cpu).
+struct ComputeSources {
+  uint64_t replayed = 0;
+  uint64_t roofline = 0;
+  uint64_t cpu_ops = 0;
+};
+
 struct RunReport {
   Time finish;
+  ComputeSources compute_sources;
   std::vector<NpuReport> npus;
   std::vector<CollectiveReport> collectives;
   std::vector<FusedOpReport> fused_ops;  // one per fused operator run (fused_ops.hpp)
