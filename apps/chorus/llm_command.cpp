@@ -195,7 +195,15 @@ void run_search(const SearchOptions& o) {
   if (group.rank() == 0 && isatty(STDERR_FILENO) != 0)
     spec.progress = print_progress;
 
-  const llm::SearchResult local = llm::run_search(model, spec);
+  llm::SearchResult local = llm::run_search(model, spec);
+  // ZeRO-2/3 join the default space when nothing fits without them (a model whose weights and gradients exceed
+  // every split of the GPUs). One process decides alone; ranks would need to agree, so mpirun runs say so instead.
+  bool widened = false;
+  if (!o.fsdp && local.valid == 0 && group.size() == 1) {
+    spec.dims.fsdp = true;
+    local = llm::run_search(model, spec);
+    widened = local.valid > 0;
+  }
   if (csv)
     csv->close();
   const llm::SearchResult r = group.merge(local, model, o.top);
@@ -213,6 +221,7 @@ void run_search(const SearchOptions& o) {
   }
   if (o.json) {
     nlohmann::json j;
+    j["zero23_added"] = widened;
     j["evaluated"] = r.enumerated;
     j["fully_timed"] = r.evaluated;
     j["valid"] = r.valid;
@@ -236,8 +245,11 @@ void run_search(const SearchOptions& o) {
       "{} configurations evaluated in {:.2f} s on {} thread(s) x {} rank(s): {} fully timed, {} valid, {} "
       "pruned (cannot enter the top {})\n",
       r.enumerated, r.seconds, spec.threads, group.size(), r.evaluated, r.valid, r.pruned, o.top);
+  if (widened)
+    fmt::print("no configuration fits without ZeRO-2/3, so the space includes them (as --fsdp does)\n");
   if (r.top.empty()) {
-    fmt::print("no configuration fits\n");
+    fmt::print("no configuration fits{}\n",
+               !o.fsdp && group.size() > 1 ? " (under mpirun ZeRO-2/3 are searched only with --fsdp)" : "");
     return;
   }
   fmt::print("{:>3} {:>9} {:>9}\n", "#", "samples/s", "time s");

@@ -205,29 +205,15 @@ std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int
 
 // Per-thread state: its own top list and counters, merged at the end.
 struct Worker {
-  std::vector<Candidate> top;
+  explicit Worker(int top_n) : top(top_n) {}
+  TopList top;
   int64_t enumerated = 0, evaluated = 0, valid = 0, pruned = 0;
   std::string csv;
-  double worst_rate() const { return top.empty() ? 0.0 : top.back().sample_rate; }
+  double worst_rate() const { return top.worst_rate(); }
 };
 
-bool better(const Candidate& a, const Candidate& b) {
-  if (a.sample_rate != b.sample_rate)
-    return a.sample_rate > b.sample_rate;
-  return a.ordinal < b.ordinal;
-}
-
-void offer(std::vector<Candidate>& top, int n, double rate, uint64_t ordinal, const Execution& exe, const Stats& st) {
-  if (static_cast<int>(top.size()) >= n) {
-    const Candidate& worst = top.back();
-    if (rate < worst.sample_rate || (rate == worst.sample_rate && ordinal > worst.ordinal))
-      return;
-  }
-  Candidate c{rate, ordinal, exe, st};
-  auto pos = std::lower_bound(top.begin(), top.end(), c, better);
-  top.insert(pos, std::move(c));
-  if (static_cast<int>(top.size()) > n)
-    top.pop_back();
+void offer(TopList& top, double rate, uint64_t ordinal, const Execution& exe, const Stats& st) {
+  top.offer(Candidate{rate, ordinal, exe, st});
 }
 
 class TaskRunner {
@@ -320,7 +306,7 @@ class TaskRunner {
   // current N-th best. Each term is part of the total and every other term is >= 0, so this never drops a
   // configuration that belongs in the top list.
   bool cannot_win(const Task& t, const Execution& e, const BlockCost& b) const {
-    if (!spec_.prune || spec_.csv_sink || static_cast<int>(w_.top.size()) < spec_.top_n)
+    if (!spec_.prune || spec_.csv_sink || !w_.top.full())
       return false;
     const double n_mb = static_cast<double>(t.batch / (t.dp * e.microbatch_size));
     const double bpp = static_cast<double>(model_.application().num_blocks / t.pp);
@@ -344,7 +330,7 @@ class TaskRunner {
     if (st.outcome != Outcome::kOk)
       return;
     ++w_.valid;
-    offer(w_.top, spec_.top_n, st.sample_rate, ordinal, e, st);
+    offer(w_.top, st.sample_rate, ordinal, e, st);
     if (spec_.csv_sink) {
       append_csv_row(w_.csv, e, st, model_.system(), spec_.dims.tp_gemm_overlap);
       if (w_.csv.size() > (1 << 20))
@@ -389,11 +375,131 @@ void place_block_groups(Execution& e, const System& sys) {
   e.context_par_net = on_tier0 <= nets[0].size ? 0 : last;
 }
 
+Execution canonical_execution(const Execution& e) {
+  Execution c = e;
+  if (c.tensor_par == 1) {  // no tensor-parallel communication: its type, overlap and tier do nothing
+    c.tp_comm = TpCommType::kAr;
+    c.tp_overlap = TpOverlap::kNone;
+    c.tp_gemm_overlap = TpGemmOverlap::kNone;
+    c.seq_par_ag_redo = false;
+    c.tensor_par_net = 0;
+  }
+  if (c.tp_comm != TpCommType::kRsAg)
+    c.seq_par_ag_redo = false;
+  if (c.pipeline_par == 1) {
+    c.pipeline_interleaving = 1;
+    c.pipeline_par_net = 0;
+  }
+  if (c.grad_group() == 1) {  // no gradient reduction: nothing to shard, overlap or route
+    c.optimizer_sharding = false;
+    c.data_par_overlap = false;
+    c.data_par_net = 0;
+    c.fsdp = Fsdp::kNone;
+  }
+  if (c.context_par == 1)
+    c.context_par_net = 0;
+  if (c.expert_par == 1)
+    c.expert_par_net = 0;
+  return c;
+}
+
+int execution_complexity(const Execution& e) {
+  return static_cast<int>(e.weight_offload) + static_cast<int>(e.activations_offload) +
+         static_cast<int>(e.optimizer_offload) + static_cast<int>(e.data_par_overlap) +
+         static_cast<int>(e.tp_overlap != TpOverlap::kNone) +
+         static_cast<int>(e.tp_gemm_overlap != TpGemmOverlap::kNone) + static_cast<int>(e.seq_par_ag_redo) +
+         static_cast<int>(e.optimizer_sharding) + static_cast<int>(e.fsdp) +
+         static_cast<int>(e.pipeline_interleaving > 1);
+}
+
+bool better_candidate(const Candidate& a, const Candidate& b) {
+  if (a.sample_rate != b.sample_rate)
+    return a.sample_rate > b.sample_rate;
+  const int ca = execution_complexity(a.execution);
+  const int cb = execution_complexity(b.execution);
+  if (ca != cb)
+    return ca < cb;
+  return a.ordinal < b.ordinal;
+}
+
+namespace {
+
+// Every field of the canonical execution, as the key that makes two candidates the same configuration.
+TopList::Key key_of(const Execution& e) {
+  const Execution c = canonical_execution(e);
+  return {c.num_procs,
+          c.tensor_par,
+          c.pipeline_par,
+          c.data_par,
+          c.tensor_par_net,
+          c.pipeline_par_net,
+          c.data_par_net,
+          c.batch_size,
+          c.microbatch_size,
+          c.datatype,
+          c.fused_activation,
+          c.multiquery,
+          static_cast<int64_t>(c.recompute),
+          c.pipeline_interleaving,
+          c.optimizer_sharding,
+          static_cast<int64_t>(c.tp_comm),
+          static_cast<int64_t>(c.tp_overlap),
+          c.seq_par_ag_redo,
+          c.data_par_overlap,
+          c.weight_offload,
+          c.activations_offload,
+          c.optimizer_offload,
+          c.training,
+          c.context_par,
+          c.expert_par,
+          c.context_par_net,
+          c.expert_par_net,
+          static_cast<int64_t>(c.fsdp),
+          static_cast<int64_t>(c.tp_gemm_overlap),
+          c.fused_attention};
+}
+
+}  // namespace
+
+bool TopList::Order::operator()(const Candidate& a, const Candidate& b) const {
+  return better_candidate(a, b);
+}
+
+void TopList::offer(Candidate c) {
+  if (n_ <= 0)
+    return;
+  const Key key = key_of(c.execution);
+  if (const auto same = by_key_.find(key); same != by_key_.end()) {
+    if (!better_candidate(c, *same->second))
+      return;  // the same configuration, already held at least as well
+    ranked_.erase(same->second);
+    by_key_.erase(same);
+  } else if (full()) {
+    const auto worst = std::prev(ranked_.end());
+    if (!better_candidate(c, *worst))
+      return;
+    by_key_.erase(key_of(worst->execution));
+    ranked_.erase(worst);
+  }
+  const auto at = ranked_.insert(std::move(c)).first;
+  by_key_.emplace(key, at);
+}
+
+double TopList::worst_rate() const {
+  return ranked_.empty() ? 0.0 : std::prev(ranked_.end())->sample_rate;
+}
+
+std::vector<Candidate> TopList::sorted() const {
+  return {ranked_.begin(), ranked_.end()};
+}
+
 void merge_top(std::vector<Candidate>& into, const std::vector<Candidate>& from, int n) {
-  into.insert(into.end(), from.begin(), from.end());
-  std::sort(into.begin(), into.end(), better);
-  if (static_cast<int>(into.size()) > n)
-    into.resize(static_cast<size_t>(n));
+  TopList top(n);
+  for (const Candidate& c : into)
+    top.offer(c);
+  for (const Candidate& c : from)
+    top.offer(c);
+  into = top.sorted();
 }
 
 SearchResult run_search(const IterationModel& model, const SearchSpec& spec) {
@@ -418,7 +524,7 @@ SearchResult run_search(const IterationModel& model, const SearchSpec& spec) {
                 fmt::format("is {}; must be between 1 and {} (kMaxThreads)", spec.threads, limits::kMaxThreads));
   }
   const int threads = spec.threads;
-  std::vector<Worker> workers(static_cast<size_t>(threads));
+  std::vector<Worker> workers(static_cast<size_t>(threads), Worker(spec.top_n));
   std::atomic<size_t> next{0};
   std::atomic<int64_t> done{0};
   std::mutex csv_mutex;
@@ -460,7 +566,7 @@ SearchResult run_search(const IterationModel& model, const SearchSpec& spec) {
 
   SearchResult r;
   for (const Worker& w : workers) {
-    merge_top(r.top, w.top, spec.top_n);
+    merge_top(r.top, w.top.sorted(), spec.top_n);
     r.enumerated += w.enumerated;
     r.evaluated += w.evaluated;
     r.valid += w.valid;

@@ -16,15 +16,20 @@
 // computed once and shared by the up-to-64 configurations that differ in offload, DP overlap and PP/DP tiers;
 // memory is checked before any timing; and a group whose lower bound on iteration time (compute + recompute +
 // LM head + the compute part of the bubble, all terms of the total) cannot beat the current N-th best is
-// skipped. Every configuration is still counted as enumerated. Ties are broken by enumeration order, so the
-// top list is the same for any thread or rank count, and the same as an exhaustive evaluation.
+// skipped. Every configuration is still counted as enumerated. The top list holds distinct configurations
+// (canonical_execution: keys that cannot matter, such as the TP comm type at TP 1, do not make two); ties go to the
+// simpler configuration (fewer optional techniques), then to enumeration order, so the top list is the same for
+// any thread or rank count, and the same as an exhaustive evaluation.
 //
 //   SearchSpec spec{.num_procs = 1024, .max_batch = 1536, .datatype = 0, .top_n = 20};
 //   SearchResult r = run_search(model, spec);
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -89,7 +94,38 @@ void place_block_groups(Execution& e, const System& sys);
 
 SearchResult run_search(const IterationModel& model, const SearchSpec& spec);
 
-// Keeps the best `n` by (sample rate desc, ordinal asc); used to merge threads and ranks.
+// The execution with the keys that cannot matter reset (TP comm type, overlap and tier at TP 1; AG redo without
+// rs_ag; the pipeline keys at PP 1; sharding, DP overlap and tier with one gradient rank; CP and EP tiers at 1):
+// two executions with the same canonical form are one configuration.
+Execution canonical_execution(const Execution& e);
+// How many optional techniques an execution turns on (offloads, overlaps, AG redo, sharding, ZeRO stage,
+// interleaving): of two equally fast configurations the top list keeps the one with fewer.
+int execution_complexity(const Execution& e);
+// The top list's order: sample rate desc, then complexity asc, then enumeration order.
+bool better_candidate(const Candidate& a, const Candidate& b);
+
+// The best `n` distinct configurations (by canonical_execution), in better_candidate order: O(log n) per offer,
+// so --top 100000 costs no more than the evaluation.
+class TopList {
+ public:
+  using Key = std::array<int64_t, 30>;
+  explicit TopList(int n) : n_(n) {}
+  void offer(Candidate c);
+  bool full() const { return static_cast<int>(ranked_.size()) >= n_; }
+  size_t size() const { return ranked_.size(); }
+  double worst_rate() const;  // 0 when empty
+  std::vector<Candidate> sorted() const;
+
+ private:
+  struct Order {
+    bool operator()(const Candidate& a, const Candidate& b) const;
+  };
+  int n_;
+  std::set<Candidate, Order> ranked_;
+  std::map<Key, std::set<Candidate, Order>::iterator> by_key_;
+};
+
+// Keeps the best `n` distinct configurations of both lists (TopList); used to merge threads and ranks.
 void merge_top(std::vector<Candidate>& into, const std::vector<Candidate>& from, int n);
 
 // CSV of configurations: Calculon's execution keys then the main statistics.
