@@ -13,8 +13,13 @@ void add_topology_options(CLI::App& command, TopologyOptions& options) {
   command.add_option("--network", options.network, "ASTRA-sim network YAML (topology/npus_count/bandwidth/latency)");
   command.add_option("--topology", options.topology,
                      "generator spec (ring:N, uniring:N, fc:N, switch:N, mesh2d:XxY, mesh3d:XxYxZ, torus2d:XxY, "
-                     "torus3d:XxYxZ, hypercube:D, dgx:NODESxGPUS, dims:ring8,fc8,switch8) or an edge-list file");
-  command.add_option("--bandwidth", options.bandwidth, "link bandwidth, e.g. 50GB/s or 50GiB/s; a list per dimension");
+                     "torus3d:XxYxZ, hypercube:D, dgx:NODESxGPUS, dims:ring8,fc8,switch8, fattree:k=K,oversub=O, "
+                     "rail:nodes=N,gpus=G,unit=U,spines=S,oversub=O, dragonfly:p=P,a=A,h=H; docs/network-models.md) "
+                     "or an edge-list file");
+  command.add_option("--bandwidth", options.bandwidth,
+                     "link bandwidth per direction, e.g. 50GB/s or 50GiB/s; a list per dimension (a datasheet's "
+                     "\"NVLink 900 GB/s\" counts both directions: 450GB/s; `chorus machines` lists per-direction "
+                     "values)");
   command.add_option("--latency", options.latency, "link latency, e.g. 500ns or 0.5us; a list per dimension");
 }
 
