@@ -117,6 +117,8 @@ void print_synthesized(const CollectiveSummary& s) {
              s.transfers, s.wall_s);
   fmt::print("time         {} ({} model)   synthesizer estimate {}\n", to_string(s.time), to_string(s.model),
              to_string(y.estimate));
+  fmt::print("algbw        {:.3f} GB/s\n", y.bandwidth.algbw_GBps);
+  fmt::print("busbw        {:.3f} GB/s\n", y.bandwidth.busbw_GBps);
   fmt::print("lower bound  {}\n", to_string(s.bound));
   fmt::print("time/bound   {:.4f}\n", s.bound > Time::zero() ? ratio_of(s.time, s.bound) : 0.0);
 }
@@ -139,14 +141,44 @@ void print_msccl(const CollectiveSummary& s) {
   }
 }
 
+// --algorithm synth over sizes: one synthesis per size (the schedule, its chunking and so its time depend on the
+// size), simulated under the chosen model, against the bound at that size.
+void run_synth_sweep(const CollectiveOptions& o, const Topology& topology, CollectiveKind kind,
+                     const std::vector<Bytes>& sizes) {
+  SizeSweep sweep;
+  sweep.algorithm = "synth";
+  SweepRequest request{kind, sizes, {}};  // the sweep's header and units; the plan is the synthesizer's
+  request.options.model = network_model_argument(make_request(o, kind, sizes.front()).model);
+  for (const Bytes size : sizes) {
+    const CollectiveSummary s = run_collective_request(topology, make_request(o, kind, size)).summary;
+    SweepPoint p;
+    p.collective = Collective{kind, s.size, s.npus};
+    p.result.time = s.time;
+    p.result.transfers = s.transfers;
+    p.result.evaluation = s.evaluation;
+    p.result.plan.chunks = s.chunks;
+    p.wall_s = s.wall_s;
+    if (!s.bound_note) {
+      LowerBound b;
+      b.collective = kind;
+      b.size = s.size;
+      b.npus = s.npus;
+      b.bound = s.bound;
+      p.bound = b;
+    }
+    sweep.points.push_back(std::move(p));
+  }
+  print_collective_sweep(topology, request, sweep, o.sweep);
+}
+
 // --size A:B:xF and lists: the built-in algorithms (or the system file's) at every size, nccl-tests' columns.
 void run_sweep(const CollectiveOptions& o, const Topology& topology, CollectiveKind kind,
                const std::vector<Bytes>& sizes) {
-  if (o.request.algorithm == "synth" || o.request.algorithm.starts_with(kMscclPrefix)) {
-    throw Error("", "--size",
-                "size sweeps run the built-in algorithms; --algorithm synth and msccl:FILE take one size");
-  }
+  if (o.request.algorithm.starts_with(kMscclPrefix))
+    throw Error("", "--size", "an MSCCL XML algorithm has its own chunk size: --algorithm msccl:FILE takes one size");
   refuse_single_run_flags(o.json, !o.link_stats.empty());
+  if (o.request.algorithm == "synth")
+    return run_synth_sweep(o, topology, kind, sizes);
   const CollectiveRequest q = make_request(o, kind, sizes.front());
   const CollectiveRunOptions options = collective_run_options(q, network_model_argument(q.model));
   const SweepRequest request{kind, sizes, options, o.request.system.empty() && !q.splits, !o.request.system.empty()};

@@ -91,13 +91,19 @@ std::optional<double> bound_us(const SweepPoint& p) {
   return p.bound ? std::optional<double>(p.bound->bound.microseconds()) : std::nullopt;
 }
 
+// The algorithm a sweep ran: a synthesized sweep names itself, a built-in one through its plan.
+std::string sweep_algorithm(const SizeSweep& sweep) {
+  return sweep.algorithm.empty() ? algorithm_label(sweep.points.front().result.plan) : sweep.algorithm;
+}
+
 // The keys of `chorus collective --json`, for one size: the one collective summary (sim/collective_summary.hpp).
-nlohmann::json point_json(const SweepPoint& p, const Topology& topology, const SweepRequest& request) {
+nlohmann::json point_json(const SweepPoint& p, const std::string& algorithm, const Topology& topology,
+                          const SweepRequest& request) {
   CollectiveSummary s;
   s.kind = p.collective.kind;
   s.npus = topology.npu_count();
   s.topology = topology.name();
-  s.algorithm = algorithm_label(p.result.plan);
+  s.algorithm = algorithm;
   s.model = request.options.model;
   s.size = p.collective.size;
   s.chunks = p.result.plan.chunks;
@@ -109,11 +115,18 @@ nlohmann::json point_json(const SweepPoint& p, const Topology& topology, const S
     s.bound = p.bound->bound;
   else
     s.bound_note = "no bound for this topology";
-  s.native = CollectiveSummary::Native{
-      request.options.plan.overheads.astra.enabled(),
-      collective_bandwidth(p.collective.kind, p.collective.size, topology.npu_count(), p.result.time),
-      p.bound ? p.bound->bandwidth_bound : Time::zero(), p.bound ? p.bound->latency_bound : Time::zero(),
-      p.result.events};
+  const CollectiveBandwidth bandwidth =
+      collective_bandwidth(p.collective.kind, p.collective.size, topology.npu_count(), p.result.time);
+  if (algorithm == "synth") {  // one synthesis per size: its schedule's time, the synthesis' own bound
+    s.synthesized = CollectiveSummary::Synthesized{0, Time::zero(), bandwidth};
+    nlohmann::json j = to_json(s);
+    j.erase("chunks_per_npu");
+    j.erase("synth_estimate_ns");
+    return j;
+  }
+  s.native = CollectiveSummary::Native{request.options.plan.overheads.astra.enabled(), bandwidth,
+                                       p.bound ? p.bound->bandwidth_bound : Time::zero(),
+                                       p.bound ? p.bound->latency_bound : Time::zero(), p.result.events};
   return to_json(s);
 }
 
@@ -129,8 +142,8 @@ void print_collective_text(const SizeSweep& sweep, const Topology& topology, con
                            const std::optional<NcclTestsLog>& log) {
   const SweepPoint& first = sweep.points.front();
   fmt::print("# chorus collective: {} on {} ({} NPUs), algorithm {}, {} model{}\n", to_string(request.kind),
-             topology.name(), topology.npu_count(), algorithm_label(first.result.plan),
-             to_string(request.options.model), log ? fmt::format(", measured: {}", log->source) : "");
+             topology.name(), topology.npu_count(), sweep_algorithm(sweep), to_string(request.options.model),
+             log ? fmt::format(", measured: {}", log->source) : "");
   fmt::print("#\n");
   if (log) {
     fmt::print("{}  measured  in-place   busbw  simulated   busbw    bound   error\n", kHeadPrefix);
@@ -282,19 +295,24 @@ void refuse_single_run_flags(bool json, bool link_stats) {
 
 void run_collective_sweep(const Topology& topology, const SweepRequest& request, const SweepFlags& flags) {
   refuse_two_formats(flags);
+  print_collective_sweep(topology, request, run_size_sweep(topology, request), flags);
+}
+
+void print_collective_sweep(const Topology& topology, const SweepRequest& request, const SizeSweep& sweep,
+                            const SweepFlags& flags) {
+  refuse_two_formats(flags);
   std::optional<NcclTestsLog> log;
   if (!flags.compare.empty())
     log = read_nccl_tests_log(flags.compare);
-  const SizeSweep sweep = run_size_sweep(topology, request);
   if (!flags.report.empty()) {
-    const std::string title = fmt::format(
-        "chorus collective: {} on {} ({} NPUs), algorithm {}, {} model", to_string(request.kind), topology.name(),
-        topology.npu_count(), algorithm_label(sweep.points.front().result.plan), to_string(request.options.model));
+    const std::string title =
+        fmt::format("chorus collective: {} on {} ({} NPUs), algorithm {}, {} model", to_string(request.kind),
+                    topology.name(), topology.npu_count(), sweep_algorithm(sweep), to_string(request.options.model));
     write_output_file(flags.report, "--report", sweep_report_html(sweep, title, log ? &*log : nullptr));
   }
   if (flags.jsonl) {
     for (const SweepPoint& p : sweep.points) {
-      nlohmann::json j = point_json(p, topology, request);
+      nlohmann::json j = point_json(p, sweep_algorithm(sweep), topology, request);
       if (log)
         add_measured_json(j, p, measured_at(log, p.collective.size));
       std::cout << j.dump() << "\n";

@@ -30,6 +30,9 @@ bool sweep_requested(const std::string& size_text, const SweepFlags& flags);
 void refuse_single_run_flags(bool json, bool link_stats);
 
 void run_collective_sweep(const Topology& topology, const SweepRequest& request, const SweepFlags& flags);
+// The output of a sweep already run (a synthesized one: one synthesis per size).
+void print_collective_sweep(const Topology& topology, const SweepRequest& request, const SizeSweep& sweep,
+                            const SweepFlags& flags);
 
 void run_bound_sweep(const Topology& topology, CollectiveKind kind, const std::vector<Bytes>& sizes,
                      const BoundOptions& options, const SweepFlags& flags);

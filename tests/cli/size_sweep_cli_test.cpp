@@ -85,6 +85,31 @@ TEST(SizeSweepCli, JsonlHasTheKeysOfJsonPerSize) {
   EXPECT_EQ(nlohmann::json::parse(lines[1])["size_bytes"].get<int64_t>(), 16000000);
 }
 
+TEST(SizeSweepCli, SynthesizedAlgorithmSweepsSizes) {
+  // One synthesis per size. On ring:8 the synthesized All-Gather sends each NPU's one chunk both ways round the ring:
+  // 4 hops of 1 us + (M / 8) / 50 GB/s. 1 MiB: 4 x 3.62144 = 14.49 us; 2 MiB: 4 x 6.24288 = 24.97 us. busbw =
+  // algbw x 7/8; the bound is 7 M / 8 over 2 links of 50 GB/s: 9.18 us and 18.35 us.
+  const CliRun run = run_chorus_split(
+      with_ring({"collective", "--algorithm", "synth", "--collective", "all_gather", "--size", "1MiB:2MiB:x2"}));
+  ASSERT_EQ(run.status, 0) << run.err;
+  const std::vector<std::string> rows = data_rows(run.out);
+  ASSERT_EQ(rows.size(), 2u) << run.out;
+  EXPECT_EQ(words(rows[0]), (std::vector<std::string>{"1048576", "32768", "float", "none", "-1", "14.49", "72.39",
+                                                      "63.34", "9.18", "1.58"}));
+  EXPECT_EQ(words(rows[1])[5], "24.97");
+  EXPECT_NE(run.out.find("algorithm synth"), std::string::npos);
+  const CliRun jsonl = run_chorus_split(with_ring(
+      {"collective", "--algorithm", "synth", "--collective", "all_gather", "--size", "1MiB,2MiB", "--jsonl"}));
+  ASSERT_EQ(jsonl.status, 0) << jsonl.err;
+  const nlohmann::json first = nlohmann::json::parse(lines_of(jsonl.out)[0]);
+  EXPECT_DOUBLE_EQ(first["time_ns"].get<double>(), 14485.76);
+  EXPECT_NEAR(first["busbw_GBps"].get<double>(), 1048576.0 / 14485.76 * 7 / 8, 1e-9);
+  // The single-size JSON carries the bandwidths too (a sweep grid's CSV reads them).
+  const CliRun one = run_chorus_split(
+      with_ring({"collective", "--algorithm", "synth", "--collective", "all_gather", "--size", "1MiB", "--json"}));
+  EXPECT_NEAR(nlohmann::json::parse(one.out)["algbw_GBps"].get<double>(), 1048576.0 / 14485.76, 1e-9);
+}
+
 TEST(SizeSweepCli, CompareAgainstAnNcclTestsLog) {
   const std::string log = std::string(CHORUS_SOURCE_DIR) + "/tests/data/nccl-tests/all_reduce_perf_ring8.log";
   const CliRun run = run_chorus_split(with_ring({"collective", "--algorithm", "ring", "--collective", "all_reduce",

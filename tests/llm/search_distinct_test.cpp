@@ -75,8 +75,9 @@ TEST(SearchDistinct, TopListIsDistinctAndEqualsTheExhaustiveOne) {
     seen.insert({e.tensor_par, e.data_par, e.expert_par, e.microbatch_size, static_cast<int>(e.tp_comm),
                  static_cast<int>(e.tp_overlap), static_cast<int>(e.recompute), e.seq_par_ag_redo, e.weight_offload,
                  e.activations_offload, e.optimizer_offload, e.data_par_overlap});
-    if (c.execution.tensor_par == 1)
+    if (c.execution.tensor_par == 1) {
       EXPECT_EQ(c.execution.tp_comm, TpCommType::kAr);  // the first enumerated of the equivalent ones
+    }
   }
   EXPECT_EQ(seen.size(), 10u);
   spec.prune = false;

@@ -90,7 +90,8 @@ CollectiveSummary synth_summary(const Topology& topology, const CollectiveReques
   s.time = simulate_synthesized(topology, r, model);
   s.bound = synth_lower_bound(topology, options).bound;
   s.wall_s = r.synthesis_s;
-  s.synthesized = CollectiveSummary::Synthesized{r.chunks_per_npu, r.time};
+  s.synthesized =
+      CollectiveSummary::Synthesized{r.chunks_per_npu, r.time, collective_bandwidth(q.kind, q.size, s.npus, s.time)};
   return s;
 }
 

@@ -71,6 +71,8 @@ nlohmann::json to_json(const CollectiveSummary& s) {
   }
   if (s.synthesized) {
     j["chunks_per_npu"] = s.synthesized->chunks_per_npu;
+    j["algbw_GBps"] = s.synthesized->bandwidth.algbw_GBps;
+    j["busbw_GBps"] = s.synthesized->bandwidth.busbw_GBps;
     j["synth_estimate_ns"] = s.synthesized->estimate.nanoseconds();
     j["synthesis_s"] = s.wall_s;
   }

@@ -41,7 +41,8 @@ struct CollectiveSummary {
   // The synthesizer only (absent for built-in algorithms).
   struct Synthesized {
     uint64_t chunks_per_npu = 0;
-    Time estimate;  // the synthesizer's own time for its schedule
+    Time estimate;                  // the synthesizer's own time for its schedule
+    CollectiveBandwidth bandwidth;  // nccl-tests' algbw and busbw of the simulated time
   };
   // An MSCCL XML algorithm (algorithm "msccl:FILE") only.
   struct Msccl {

@@ -38,6 +38,7 @@ struct SweepPoint {
 
 struct SizeSweep {
   std::vector<SweepPoint> points;
+  std::string algorithm;    // the label reports print; empty: the points' plan (algorithm_label)
   double bound_wall_s = 0;  // time spent in the one lower_bound() call
 };
 
