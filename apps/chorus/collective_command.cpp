@@ -152,7 +152,7 @@ void run_synth_sweep(const CollectiveOptions& o, const Topology& topology, Colle
   for (const Bytes size : sizes) {
     const CollectiveSummary s = run_collective_request(topology, make_request(o, kind, size)).summary;
     SweepPoint p;
-    p.collective = Collective{kind, s.size, s.npus};
+    p.collective = Collective{kind, s.size, static_cast<uint32_t>(s.npus)};
     p.result.time = s.time;
     p.result.transfers = s.transfers;
     p.result.evaluation = s.evaluation;

@@ -43,20 +43,23 @@ void add_network_options(CLI::App& command, NetworkOptions& o) {
 }
 
 std::unique_ptr<hlo::CollectiveNetwork> make_network(const NetworkOptions& o) {
-  if (o.topology.network.empty() && o.topology.topology.empty()) {
+  if (o.topology.network.empty() && o.topology.topology.empty() && o.topology.machine.empty()) {
     for (const auto& [flag, value] :
          {std::pair{"--collective-system", &o.collective_system}, std::pair{"--model", &o.model},
           std::pair{"--bandwidth", &o.topology.bandwidth}, std::pair{"--latency", &o.topology.latency}})
       if (!value->empty())
-        throw Error("", flag, "applies only with --network FILE.yml or --topology SPEC");
+        throw Error("", flag, "applies only with --network FILE.yml, --topology SPEC or --machine NAME");
     return nullptr;
   }
   const std::optional<NetworkModelKind> model = network_model_argument(o.model.empty() ? "unaware" : o.model);
   std::optional<AstraSystemConfig> system;
   if (!o.collective_system.empty())
     system = load_astra_system(o.collective_system);
-  const std::string name = o.topology.network.empty() ? o.topology.topology : o.topology.network;
-  return std::make_unique<hlo::CollectiveNetwork>(make_topology(o.topology), name, *model, std::move(system));
+  Topology topology = make_topology(o.topology);
+  const std::string name = !o.topology.network.empty()    ? o.topology.network
+                           : !o.topology.topology.empty() ? o.topology.topology
+                                                          : topology.name();
+  return std::make_unique<hlo::CollectiveNetwork>(std::move(topology), name, *model, std::move(system));
 }
 
 void warn_below_bound(const hlo::Module& module, const hlo::Analysis& a) {

@@ -78,6 +78,9 @@ void add_options(CLI::App& cmd, SimOptions& o) {
   cmd.add_option("--topology", o.topology.topology, "generator spec or edge-list file instead of --network");
   cmd.add_option("--bandwidth", o.topology.bandwidth, "link bandwidth with --topology, e.g. 50GB/s");
   cmd.add_option("--latency", o.topology.latency, "link latency with --topology, e.g. 500ns");
+  cmd.add_option("--machine", o.topology.machine,
+                 "a machine preset instead of --network (chorus machines: dgx-h100, mi300x, ...), with --nodes");
+  cmd.add_option("--nodes", o.topology.nodes, "with --machine: how many nodes (default 1)");
   cmd.add_option("--memory,--remote-memory-configuration", o.memory, "ASTRA-sim remote-memory JSON (MEM nodes)");
   cmd.add_option("--comm-groups,--comm-group-configuration", o.comm_groups,
                  "communicator groups JSON {\"<pg_name>\": [npu, ...]}");

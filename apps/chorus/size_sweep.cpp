@@ -140,7 +140,6 @@ void add_measured_json(nlohmann::json& j, const SweepPoint& p, const std::option
 
 void print_collective_text(const SizeSweep& sweep, const Topology& topology, const SweepRequest& request,
                            const std::optional<NcclTestsLog>& log) {
-  const SweepPoint& first = sweep.points.front();
   fmt::print("# chorus collective: {} on {} ({} NPUs), algorithm {}, {} model{}\n", to_string(request.kind),
              topology.name(), topology.npu_count(), sweep_algorithm(sweep), to_string(request.options.model),
              log ? fmt::format(", measured: {}", log->source) : "");

@@ -3,9 +3,13 @@
 
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
+#include "chorus/machine/machine.hpp"
 #include "chorus/topology/load.hpp"
+#include "chorus/topology/machine_topology.hpp"
 
 namespace chorus::cli {
 
@@ -21,6 +25,10 @@ void add_topology_options(CLI::App& command, TopologyOptions& options) {
                      "\"NVLink 900 GB/s\" counts both directions: 450GB/s; `chorus machines` lists per-direction "
                      "values)");
   command.add_option("--latency", options.latency, "link latency, e.g. 500ns or 0.5us; a list per dimension");
+  command.add_option("--machine", options.machine,
+                     "a machine preset (chorus machines: dgx-h100, mi300x, gb200-nvl72, ...): its GPUs on their "
+                     "scale-up fabric and one NIC rail per GPU, bandwidths from the machine model");
+  command.add_option("--nodes", options.nodes, "with --machine: how many nodes (default 1)");
 }
 
 namespace {
@@ -40,8 +48,24 @@ std::vector<T> parse_list(const std::string& text, const std::string& flag, Pars
 }  // namespace
 
 Topology make_topology(const TopologyOptions& options, uint64_t max_npus, const std::string& max_npus_name) {
+  if (!options.machine.empty()) {
+    if (!options.network.empty() || !options.topology.empty())
+      throw Error("", "--machine", "give one of --machine NAME, --network FILE.yml and --topology SPEC|FILE");
+    if (!options.bandwidth.empty())
+      throw Error("", "--bandwidth", "not allowed with --machine; the machine model sets the bandwidths");
+    const machine::Machine& m = machine::machine(options.machine, "machine");
+    if (static_cast<uint64_t>(m.gpus_per_node) * options.nodes > max_npus) {
+      throw Error("", "--nodes",
+                  fmt::format("is {}: {} GPUs; at most {} ({})", options.nodes,
+                              static_cast<uint64_t>(m.gpus_per_node) * options.nodes, max_npus, max_npus_name));
+    }
+    return machine_topology(m, options.nodes, parse_list<Time>(options.latency, "--latency", parse_time));
+  }
+  if (options.nodes != 1)
+    throw Error("", "--nodes", "applies only with --machine");
   if (options.network.empty() == options.topology.empty()) {
-    throw Error("", "--network/--topology", "give exactly one of --network FILE.yml and --topology SPEC|FILE");
+    throw Error("", "--network/--topology",
+                "give exactly one of --network FILE.yml, --topology SPEC|FILE and --machine NAME");
   }
   TopologyRequest request;
   request.network_file = options.network;

@@ -1,6 +1,7 @@
 // Command-line options shared by every subcommand that needs a topology:
 //   --network FILE.yml | --topology SPEC|FILE.txt, with --bandwidth and --latency (one value, or a
-//   comma-separated list with one value per dimension).
+//   comma-separated list with one value per dimension) | --machine NAME [--nodes N] (a machine preset, its links
+//   from the machine model; --latency intra[,inter] may override the default latencies).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,8 @@ namespace chorus::cli {
 struct TopologyOptions {
   std::string network;
   std::string topology;
+  std::string machine;  // a machine preset (chorus machines), with `nodes` of them
+  uint32_t nodes = 1;
   std::string bandwidth;
   std::string latency;
 };

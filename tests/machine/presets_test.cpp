@@ -91,8 +91,9 @@ TEST(MachinePresets, EveryValueHasASource) {
         {"vector_fp32", d.vector_fp32},     {"hbm_gib", d.hbm_gib},
         {"hbm_bandwidth", d.hbm_bandwidth}, {"compute_units", static_cast<double>(d.compute_units)}};
     for (const auto& [field, value] : values) {
-      if (value > 0)
+      if (value > 0) {
         EXPECT_TRUE(cited.contains(field)) << d.name << "." << field << " has no source";
+      }
     }
   }
   for (const Machine& m : machines()) {
@@ -103,8 +104,9 @@ TEST(MachinePresets, EveryValueHasASource) {
         {"nic_bandwidth", m.nic_bandwidth},   {"host_gib", m.host_gib},
         {"host_bandwidth", m.host_bandwidth}, {"in_network_reduction", m.in_network_reduction ? 1.0 : 0.0}};
     for (const auto& [field, value] : values) {
-      if (value > 0)
+      if (value > 0) {
         EXPECT_TRUE(cited.contains(field)) << m.name << "." << field << " has no source";
+      }
     }
     EXPECT_NE(find_device(m.device_name), nullptr) << m.name;
   }

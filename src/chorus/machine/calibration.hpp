@@ -30,6 +30,13 @@ inline constexpr double kScaleOutLatency = 2e-5;
 inline constexpr double kScaleUpProcessorUsage = 0.15;
 inline constexpr double kScaleOutProcessorUsage = 0.02;
 
+// Per-link latencies of a machine's topology (`--machine`; topology/machine_topology.hpp), seconds: model
+// parameters, not datasheet values. A ring step in NCCL's own tuning model costs 0.47 us (LL) to 3.4 us (Simple) of
+// NVLink hardware latency (src/graph/tuning.cc, hwLat); one link of 1 us, and 5 us through a NIC, stand in until a
+// calibration from measured logs replaces them (`--latency intra,inter` overrides both).
+inline constexpr double kScaleUpLinkLatency = 1e-6;
+inline constexpr double kScaleOutLinkLatency = 5e-6;
+
 // Multipliers on the curves and network efficiencies above (each capped at efficiency 1), fitted by
 // `chorus llm calibrate` to measured runs of one device; `source` says on which runs and with what error.
 struct Calibration {
