@@ -445,10 +445,21 @@ BlockCost block_cost(const Application& app, const Execution& exe, const Hardwar
   const double b = hw.bytes_per_element();
   const Layers built = build_layers(app, exe, b);
   const auto& layers = built.l;
+  // FP8 training keeps a weighted GEMM's input for backward in FP8, the tensor it already cast (Transformer Engine's
+  // Linear), and everything else it stores (norm, softmax, activation-function inputs, the residual stream, the
+  // checkpoints and gradients) at 16 bits: those are counted on the layers built at that width.
+  const double stored_b = std::max(b, kStoredBytesFp8);
+  const Layers stored_built = stored_b == b ? built : build_layers(app, exe, stored_b);
+  const auto& stored_layers = stored_built.l;
+  auto kept = [&](size_t i) {
+    return layers[i].unit == Unit::kMatrix && layers[i].weights > 0 ? layers[i].stored_bytes
+                                                                      : stored_layers[i].stored_bytes;
+  };
   BlockCost out;
   const double tokens = static_cast<double>(exe.microbatch_size * app.seq_size / exe.context_par);
   out.activation_elements = tokens * static_cast<double>(app.hidden);
   const double kv_bytes = layers[5].in > 0 ? (layers[5].in - layers[4].out) * b : 0;
+  const double kv_stored_bytes = layers[5].in > 0 ? (layers[5].in - layers[4].out) * stored_b : 0;
 
   OpCost running_fw;
   std::array<LinearTimes, 4> linears{};
@@ -477,7 +488,7 @@ BlockCost block_cost(const Application& app, const Execution& exe, const Hardwar
     out.weights += l.weights * l.count;
     if (l.expert)
       out.expert_weights += l.weights * l.count;
-    out.act_no_recompute_bytes += l.stored_bytes * l.count;
+    out.act_no_recompute_bytes += kept(i) * l.count;
     widest = std::max(widest, (l.in + l.out) * std::max(1.0, l.count));
     if (l.attention_core || i == 2) {
       attn_fw += fw.time;
@@ -489,8 +500,8 @@ BlockCost block_cost(const Application& app, const Execution& exe, const Hardwar
       out.re_calculon += running_fw;  // Calculon's bug: the running block total instead of this layer
     }
     out.act_stored_bytes +=
-        (exe.recompute == Recompute::kAttnOnly ? stored_under_attention_recompute(layers, i, kv_bytes)
-                                               : l.stored_bytes) *
+        (exe.recompute == Recompute::kAttnOnly ? stored_under_attention_recompute(stored_layers, i, kv_stored_bytes)
+                                               : kept(i)) *
         l.count;
     if (i == kQkv)
       linears[0] = {fw, agrad, wgrad, l};
@@ -520,11 +531,11 @@ BlockCost block_cost(const Application& app, const Execution& exe, const Hardwar
   out.bw = out.agrad;
   out.bw += out.wgrad;
 
-  out.act_checkpoint_bytes = out.activation_elements * b;
+  out.act_checkpoint_bytes = out.activation_elements * stored_b;
   if (exe.recompute == Recompute::kFull)
     out.act_stored_bytes = out.act_checkpoint_bytes;
   // The gradient flowing in and out of the widest layer, plus the residual stream's gradient.
-  out.act_grad_bytes = (widest + out.activation_elements) * b;
+  out.act_grad_bytes = (widest + out.activation_elements) * stored_b;
 
   const double act_bytes = out.activation_elements * b;
   const bool rs_ag_everywhere = exe.tp_comm == TpCommType::kRsAg;

@@ -19,6 +19,9 @@ PipelineShape pipeline_shape(const Application& app, const Execution& exe) {
 
 MemoryUse memory_use(const BlockCost& block, const Execution& exe, const PipelineShape& shape, double bytes) {
   MemoryUse m;
+  // FP8 training computes its GEMMs in FP8 but keeps its weights at 16 bits (cast to FP8 per GEMM: Transformer
+  // Engine, Megatron-LM without --fp8-param-gather); block_cost() already counts the stored activations at 16 bits.
+  const double stored = std::max(bytes, kStoredBytesFp8);
   const double blocks = static_cast<double>(shape.blocks_per_proc);
   // ZeRO shards over the ranks that hold the same weights: DP x CP for dense weights, DP x CP / EP for experts.
   const double group = static_cast<double>(exe.grad_group());
@@ -30,13 +33,13 @@ MemoryUse memory_use(const BlockCost& block, const Execution& exe, const Pipelin
   };
   const bool zero2 = exe.fsdp == Fsdp::kZero2 || exe.fsdp == Fsdp::kZero3;
   const bool zero3 = exe.fsdp == Fsdp::kZero3;
-  m.weight_space = space(bytes, zero3);
+  m.weight_space = space(stored, zero3);
   m.weight_grad_space = space(kGradientBytes, zero2);
   m.optimizer_space = space(optimizer_bytes_per_weight(bytes), exe.optimizer_sharding);
   // ZeRO-3 gathers a block's weights before use and prefetches the next: two whole blocks in flight. ZeRO-2/3
   // reduce-scatter each block's fp32 gradients as they are produced: one whole block's buffer.
   if (zero3)
-    m.weight_space += 2 * block.weights * bytes;
+    m.weight_space += 2 * block.weights * stored;
   if (zero2)
     m.weight_grad_space += block.weights * kGradientBytes;
   const double held = blocks * static_cast<double>(shape.in_flight) * shape.interleave_factor;
@@ -53,7 +56,7 @@ MemoryUse memory_use(const BlockCost& block, const Execution& exe, const Pipelin
   if (exe.recompute == Recompute::kFull)
     m.act_checkpoint_size = m.act_space;
 
-  const double per_block_weights = block.weights * (bytes + (exe.training ? kGradientBytes : 0));
+  const double per_block_weights = block.weights * (stored + (exe.training ? kGradientBytes : 0));
   const double weights_and_grads = m.weight_space + m.weight_grad_space;
   const double buffered_blocks = std::min(2.0, blocks);
   const double weights_tier1 = exe.weight_offload ? per_block_weights * buffered_blocks : weights_and_grads;

@@ -9,6 +9,8 @@
 // - activations: the per-block stored activations x blocks x in-flight microbatches min(n_mb, PP) x the
 //   interleaving factor 1 + (PP-1)/(PP v) (Korthikanti et al. section 4.2.3), plus the backward working set of
 //   one block that recompute brings back, plus one block's activation gradients.
+// - FP8 training: GEMMs in FP8, but weights and stored activations at 16 bits (the weights are cast per GEMM), so
+//   the bytes above are those of BF16 except for the GEMM inputs' traffic (the time model's concern).
 // Offloading keeps two blocks' worth (the one in use and the one being fetched) in tier 1 and the rest in tier 2.
 //
 //   MemoryUse mem = memory_use(block, exe, shape, hw.bytes_per_element());
@@ -50,5 +52,7 @@ inline double optimizer_bytes_per_weight(double datatype_bytes) {
   return (datatype_bytes < 4 ? 4.0 : 0.0) + 8.0;
 }
 inline constexpr double kGradientBytes = 4;  // fp32 gradient accumulation
+// What FP8 training stores per weight and per activation element: 16 bits (memory_use).
+inline constexpr double kStoredBytesFp8 = 2;
 
 }  // namespace chorus::llm
