@@ -16,7 +16,7 @@ RunReport gpt3_shaped_report(const Topology& topology) {
   r.finish = Time::us(2'325'144);
   for (uint32_t npu = 0; npu < 1024; ++npu) {
     r.npus.push_back(NpuReport{r.finish, Time::us(880'000 + npu), Time::us(400'000), Time::us(1'000'000 - npu * 500),
-                               Time::us(45'000), 831});
+                               Time::us(45'000), 831, Time::zero()});
   }
   const std::pair<int64_t, uint32_t> classes[] = {{50'331'648, 49'152}, {2'718'148'608, 112}, {2'875'435'008, 16}};
   for (const auto& [bytes, count] : classes) {
