@@ -59,7 +59,8 @@ TEST(CollectiveSummary, RingAllReduceByHand) {
 }
 
 TEST(CollectiveSummary, SynthRecordHasItsOwnKeys) {
-  // A synthesized All-Gather on ring:8 (1 MiB gathered, 128 KiB per NPU): its estimate and chunks, no algbw.
+  // A synthesized All-Gather on ring:8 (1 MiB gathered, 128 KiB per NPU): its estimate and chunks, and nccl-tests'
+  // bandwidths of the simulated time (a sweep grid's CSV reads them).
   CollectiveRequest q;
   q.kind = CollectiveKind::AllGather;
   q.size = Bytes::mib(1);
@@ -70,7 +71,8 @@ TEST(CollectiveSummary, SynthRecordHasItsOwnKeys) {
   const nlohmann::json j = to_json(s);
   for (const char* key : {"chunks_per_npu", "synth_estimate_ns", "synthesis_s", "time_ns", "bound_ns", "ratio"})
     EXPECT_TRUE(j.contains(key)) << key;
-  EXPECT_FALSE(j.contains("algbw_GBps"));
+  EXPECT_DOUBLE_EQ(j["algbw_GBps"].get<double>(), 1048576.0 / s.time.nanoseconds());
+  EXPECT_DOUBLE_EQ(j["busbw_GBps"].get<double>(), 1048576.0 / s.time.nanoseconds() * 7 / 8);
   // The bound is the per-NPU cut: 7/8 MiB in over two 50 GB/s links, 9.17504 us; a schedule cannot beat it.
   EXPECT_EQ(s.bound, Time::ps(9'175'040));
   EXPECT_GE(s.time, s.bound);
