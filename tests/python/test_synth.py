@@ -39,7 +39,7 @@ class SynthTest(unittest.TestCase):
             text = r.msccl_xml(name)
             xml = ET.fromstring(text)
             self.assertEqual((xml.get("name"), xml.get("coll")), (name, "allgather"))
-            self.assertEqual(text.splitlines()[0].count(" coll="), 1)
+            self.assertEqual(text.splitlines()[0].count(" coll=\""), 1)
 
     def test_bad_chunk_count_is_an_input_error(self):
         with self.assertRaises(chorus.InputError) as caught:
