@@ -14,6 +14,7 @@
 
 #include "chorus/astra/system_config.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
 #include "chorus/hlo/analysis.hpp"
 #include "chorus/hlo/chakra_export.hpp"
 #include "chorus/hlo/parser.hpp"
@@ -130,6 +131,9 @@ struct ConvertOptions {
 void run_convert(const ConvertOptions& o) {
   if (o.npus < 1)
     throw Error("--npus", "", fmt::format("is {}; must be >= 1", o.npus));
+  if (static_cast<uint64_t>(o.npus) > limits::kMaxGeneratedNpus)  // one rank file each, checked before any is written
+    throw Error("--npus", "",
+                fmt::format("is {}; must be at most {} (kMaxGeneratedNpus)", o.npus, limits::kMaxGeneratedNpus));
   if (o.iterations < 0)
     throw Error("--iterations", "", fmt::format("is {}; must be >= 0", o.iterations));
   const ModuleAnalysis m = analyze_module(o.module, o.system, o.network, o.npus, std::max(1, o.iterations));

@@ -66,9 +66,11 @@ struct InferOptions {
   std::string model;
   std::string system;
   llm::ServingConfig config;
-  int64_t tp = 0;  // 0: the GPUs of one scale-up domain
+  int64_t tp = 0;  // 0 (not given): the GPUs of one scale-up domain
+  bool tp_given = false;
   std::string datatype;
-  double max_tpot_ms = 0;  // > 0: search the serving configurations for this latency target
+  double max_tpot_ms = 0;  // given: search the serving configurations for this latency target
+  bool max_tpot_given = false;
   bool json = false;
 };
 
@@ -77,6 +79,7 @@ struct CalibrateOptions {
   std::string system;
   std::string out;
   bool json = false;
+  bool no_leave_one_out = false;
 };
 
 struct ValidateOptions {
@@ -204,8 +207,11 @@ void run_search(const SearchOptions& o) {
     local = llm::run_search(model, spec);
     widened = local.valid > 0;
   }
-  if (csv)
+  if (csv) {
     csv->close();
+    if (!*csv)
+      throw Error(csv_part, "--csv", "cannot write the file (disk full or not writable?)");
+  }
   const llm::SearchResult r = group.merge(local, model, o.top);
   group.barrier();
   if (group.rank() != 0)
@@ -218,6 +224,9 @@ void run_search(const SearchOptions& o) {
       out << in.rdbuf();
       std::remove(part.c_str());
     }
+    out.close();
+    if (!out)
+      throw Error(o.csv, "--csv", "cannot write the file (disk full or not writable?)");
   }
   if (o.json) {
     nlohmann::json j;
@@ -293,14 +302,16 @@ void run_infer(const InferOptions& o) {
   const auto sys = llm::resolve_system(o.system);
   llm::ServingConfig c = o.config;
   c.datatype = serving_datatype(sys, o.datatype, o.system);
-  c.tp = o.tp > 0 ? o.tp : std::min(c.gpus, sys.networks[0].size);
+  if (o.tp_given && o.tp < 1)
+    throw Error("--tp", "", fmt::format("is {}; must be >= 1", o.tp));
+  if (o.max_tpot_given && !(o.max_tpot_ms > 0))
+    throw Error("--max-tpot-ms", fmt::format("{}", o.max_tpot_ms), "must be > 0");
+  c.tp = o.tp_given ? o.tp : std::min(c.gpus, sys.networks[0].size);
   c.pp_net = static_cast<int8_t>(sys.networks.size() > 1 ? 1 : 0);
   c.ep_net = static_cast<int8_t>(c.gpus <= sys.networks[0].size ? 0 : c.pp_net);
-  if (o.max_tpot_ms < 0)
-    throw Error("--max-tpot-ms", std::to_string(o.max_tpot_ms), "must be > 0");
   int64_t tried = 0;
   int64_t feasible = 0;
-  if (o.max_tpot_ms > 0) {
+  if (o.max_tpot_given) {
     const llm::ServingChoice choice = llm::search_serving(app, sys, c, o.max_tpot_ms * 1e-3);
     tried = choice.evaluated;
     feasible = choice.feasible;
@@ -358,12 +369,21 @@ void run_infer(const InferOptions& o) {
 void run_calibrate(const CalibrateOptions& o) {
   const auto sys = llm::resolve_system(o.system);
   const auto runs = llm::read_measured_runs(o.measured, sys);
-  const llm::CalibrationResult r = llm::calibrate(sys, runs);
+  // Leave-one-out refits once per run: runs x one fit (200 runs take about 35 s), said on a terminal beforehand.
+  if (!o.no_leave_one_out && runs.size() > 20 && isatty(STDERR_FILENO) != 0)
+    fmt::print(stderr,
+               "calibrate: {} runs; the leave-one-out error refits once per run (--no-leave-one-out skips it)\n",
+               runs.size());
+  const llm::CalibrationResult r = llm::calibrate(sys, runs, !o.no_leave_one_out);
+  const bool loo = !o.no_leave_one_out;
   if (!o.out.empty()) {
     std::ofstream out(o.out);
     if (!out)
       throw Error(o.out, "", "cannot open for writing");
     out << llm::system_to_json(r.calibrated).dump(2) << "\n";
+    out.close();
+    if (!out)
+      throw Error(o.out, "--out", "cannot write the file (disk full or not writable?)");
   }
   const auto& p = r.params;
   if (o.json) {
@@ -371,7 +391,7 @@ void run_calibrate(const CalibrateOptions& o) {
     j["multipliers"] = {{"matrix", p.matrix}, {"vector", p.vector}, {"memory", p.memory}, {"network", p.network}};
     j["mean_abs_error_before"] = r.mean_abs_before;
     j["mean_abs_error_after"] = r.mean_abs_after;
-    j["mean_abs_error_leave_one_out"] = r.mean_abs_left_out;
+    j["mean_abs_error_leave_one_out"] = loo ? nlohmann::json(r.mean_abs_left_out) : nlohmann::json(nullptr);
     j["runs"] = nlohmann::json::array();
     for (const auto& f : r.runs) {
       j["runs"].push_back({{"source", f.source},
@@ -379,7 +399,7 @@ void run_calibrate(const CalibrateOptions& o) {
                            {"measured_s", f.measured_s},
                            {"before_s", f.before_s},
                            {"after_s", f.after_s},
-                           {"leave_one_out_s", f.left_out_s}});
+                           {"leave_one_out_s", loo ? nlohmann::json(f.left_out_s) : nlohmann::json(nullptr)}});
     }
     fmt::print("{}\n", j.dump(2));
     return;
@@ -393,12 +413,13 @@ void run_calibrate(const CalibrateOptions& o) {
              "error", "fitted s", "error", "left-out s", "error");
   auto err = [](double predicted, double measured) { return 100.0 * (1 - predicted / measured); };
   for (const auto& f : r.runs) {
-    fmt::print("{:<20} {:<14} {:>10.3f} {:>10.3f} {:>7.2f}% {:>10.3f} {:>7.2f}% {:>10.3f} {:>7.2f}%\n", f.source,
-               f.name, f.measured_s, f.before_s, err(f.before_s, f.measured_s), f.after_s, err(f.after_s, f.measured_s),
-               f.left_out_s, err(f.left_out_s, f.measured_s));
+    fmt::print("{:<20} {:<14} {:>10.3f} {:>10.3f} {:>7.2f}% {:>10.3f} {:>7.2f}% {}\n", f.source, f.name, f.measured_s,
+               f.before_s, err(f.before_s, f.measured_s), f.after_s, err(f.after_s, f.measured_s),
+               loo ? fmt::format("{:>10.3f} {:>7.2f}%", f.left_out_s, err(f.left_out_s, f.measured_s))
+                   : fmt::format("{:>10} {:>8}", "-", "-"));
   }
-  fmt::print("mean |error|: before {:.2f} %, fitted {:.2f} %, leave-one-out {:.2f} %\n", 100 * r.mean_abs_before,
-             100 * r.mean_abs_after, 100 * r.mean_abs_left_out);
+  fmt::print("mean |error|: before {:.2f} %, fitted {:.2f} %, leave-one-out {}\n", 100 * r.mean_abs_before,
+             100 * r.mean_abs_after, loo ? fmt::format("{:.2f} %", 100 * r.mean_abs_left_out) : "skipped");
   if (!o.out.empty())
     fmt::print("wrote {}\n", o.out);
 }
@@ -473,13 +494,24 @@ void register_llm_command(CLI::App& app) {
   infer->add_option("--prompt", infer_opts->config.prompt, "prompt tokens per sequence")->required();
   infer->add_option("--output", infer_opts->config.output, "output tokens per sequence")->required();
   infer->add_option("--batch", infer_opts->config.batch, "sequences served together (all replicas)")->required();
-  infer->add_option("--tp", infer_opts->tp, "tensor parallelism (default: the GPUs of one NVLink domain)");
+  infer->add_option_function<int64_t>(
+      "--tp",
+      [infer_opts](const int64_t& tp) {
+        infer_opts->tp = tp;
+        infer_opts->tp_given = true;
+      },
+      "tensor parallelism (default: the GPUs of one NVLink domain)");
   infer->add_option("--pp", infer_opts->config.pp, "pipeline parallelism")->capture_default_str();
   infer->add_option("--ep", infer_opts->config.ep, "expert parallelism over the data-parallel replicas")
       ->capture_default_str();
   infer->add_option("--datatype", infer_opts->datatype, "datatype (default bfloat16, else float16)");
-  infer->add_option("--max-tpot-ms", infer_opts->max_tpot_ms,
-                    "search TP, PP, EP and batch sizes up to --batch for the best throughput at this time per token");
+  infer->add_option_function<double>(
+      "--max-tpot-ms",
+      [infer_opts](const double& ms) {
+        infer_opts->max_tpot_ms = ms;
+        infer_opts->max_tpot_given = true;
+      },
+      "search TP, PP, EP and batch sizes up to --batch for the best throughput at this time per token");
   infer->add_flag("--json", infer_opts->json, "print ttft_ms, tpot_ms, tokens_per_s and the memory as JSON");
   infer->callback([infer_opts] { run_infer(*infer_opts); });
 
@@ -490,6 +522,8 @@ void register_llm_command(CLI::App& app) {
   calibrate->add_option("--system", calibrate_opts->system, "system preset or JSON to start from")->required();
   calibrate->add_option("--out", calibrate_opts->out, "write the calibrated system JSON here");
   calibrate->add_flag("--json", calibrate_opts->json, "print the fit as JSON");
+  calibrate->add_flag("--no-leave-one-out", calibrate_opts->no_leave_one_out,
+                      "skip the leave-one-out refits (one per run: minutes for hundreds of runs)");
   calibrate->callback([calibrate_opts] { run_calibrate(*calibrate_opts); });
 
   auto systems_show = std::make_shared<std::string>();

@@ -1,10 +1,13 @@
 // chorus: the command-line entry point. Dispatches to the subcommands of commands.hpp and turns every
 // input error into one line on stderr and exit status 2.
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -44,6 +47,36 @@ int report(std::string_view message, int status) {
   return status;
 }
 
+// An empty file name (a script's unset variable) would otherwise read as "not given" and lose the output silently;
+// so would an empty --queue or --only.
+void refuse_empty_paths(CLI::App& app) {
+  static constexpr std::array<std::string_view, 7> kPaths = {"--out",   "--report", "--schedule", "--link-stats",
+                                                             "--queue", "--only",   "--csv"};
+  for (CLI::Option* option : app.get_options()) {
+    const std::vector<std::string>& long_names = option->get_lnames();
+    if (long_names.empty())
+      continue;
+    const std::string name = "--" + long_names.front();
+    if (std::find(kPaths.begin(), kPaths.end(), name) == kPaths.end())
+      continue;
+    const bool file = name != "--queue" && name != "--only";
+    option->each([name, file](const std::string& value) {
+      if (value.empty())
+        throw chorus::Error(name, "", file ? "is empty; give a file name" : "is empty; give a value");
+    });
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    refuse_empty_paths(*sub);
+}
+
+// Output written to stdout that did not arrive (a full disk, a closed pipe reader) is an error, as for files.
+int check_stdout() {
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout)
+    return report("standard output: cannot write (disk full or not writable?)", 2);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -64,6 +97,7 @@ int main(int argc, char** argv) {
   chorus::cli::register_fuse_command(app);
   chorus::cli::register_import_command(app);
   chorus::cli::register_machines_command(app);
+  refuse_empty_paths(app);
   try {
     if (const int status = chorus::cli::parse_command_line(app, argc, argv); status != 0)
       return status;  // a usage error, already explained on stderr
@@ -80,5 +114,5 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return report(e.what(), 2);
   }
-  return 0;
+  return check_stdout();
 }

@@ -68,10 +68,35 @@ struct Measured {
   std::optional<double> inplace_busbw_GBps;
 };
 
-std::optional<Measured> measured_at(const std::optional<NcclTestsLog>& log, Bytes size) {
-  const NcclTestsRow* row = log ? log->find(size) : nullptr;
+// Bytes per element of an nccl-tests type name; 0 for a name not known here (its count is then not checked).
+int64_t element_bytes(std::string_view type) {
+  if (type == "int8" || type == "uint8" || type == "char" || type == "f8e4m3" || type == "f8e5m2")
+    return 1;
+  if (type == "half" || type == "bfloat16" || type == "float16" || type == "bf16")
+    return 2;
+  if (type == "float" || type == "int32" || type == "uint32" || type == "int" || type == "float32")
+    return 4;
+  if (type == "double" || type == "int64" || type == "uint64" || type == "float64")
+    return 8;
+  return 0;
+}
+
+// The log's row of this collective's size, refused when its count or reduction operator shows another collective
+// (an all_reduce log compared with an all_gather run would match by size only and report meaningless errors).
+std::optional<Measured> measured_at(const std::optional<NcclTestsLog>& log, const Collective& c) {
+  const NcclTestsRow* row = log ? log->find(c.size) : nullptr;
   if (row == nullptr)
     return std::nullopt;
+  const int64_t element = element_bytes(row->type);
+  const int64_t expected = element == 0 ? 0 : nccl_count(c.kind, c.size, c.npus) * 4 / element;
+  const std::string redop = nccl_redop(c.kind);
+  const bool redop_differs = !row->redop.empty() && (row->redop == "none") != (redop == "none");
+  if ((element != 0 && row->count != expected) || redop_differs)
+    throw Error(log->source, fmt::format("line {}", row->line),
+                fmt::format("count {} ({}, redop {}) at {} B is not this collective's; --collective is {} on {} NPUs "
+                            "(count {}, redop {})",
+                            row->count, row->type, row->redop, c.size.count(), to_string(c.kind), c.npus,
+                            element == 0 ? nccl_count(c.kind, c.size, c.npus) : expected, redop));
   Measured m{row->out_of_place.time_us, std::nullopt, row->out_of_place.busbw_GBps, std::nullopt};
   if (row->in_place) {
     m.inplace_time_us = row->in_place->time_us;
@@ -155,7 +180,7 @@ void print_collective_text(const SizeSweep& sweep, const Topology& topology, con
   for (const SweepPoint& p : sweep.points) {
     busbw_sum += p.busbw_GBps();
     if (log) {
-      const std::optional<Measured> m = measured_at(log, p.collective.size);
+      const std::optional<Measured> m = measured_at(log, p.collective);
       fmt::print("{}  {}  {}  {}  {}  {}  {}  {}\n", row_prefix(p.collective),
                  optional_column(m ? std::optional(m->time_us) : std::nullopt, 8),
                  optional_column(m ? m->inplace_time_us : std::nullopt, 7),
@@ -180,7 +205,7 @@ void print_judgements(const SizeSweep& sweep, const SweepRequest& request, const
   for (const SweepPoint& p : sweep.points) {
     if (p.bound && !physically_feasible(p.result.time, p.bound->bound))
       ++below;
-    const std::optional<Measured> m = measured_at(log, p.collective.size);
+    const std::optional<Measured> m = measured_at(log, p.collective);
     matched += m.has_value();
     if (m && p.bound && m->time_us * 1e6 < static_cast<double>(p.bound->bound.picoseconds()))
       ++measured_below;
@@ -218,7 +243,7 @@ void print_collective_csv(const SizeSweep& sweep, const std::optional<NcclTestsL
                                      optional_number(bound_us(p)), optional_number(p.ratio())})
       row.push_back(value);
     if (log) {
-      const std::optional<Measured> m = measured_at(log, p.collective.size);
+      const std::optional<Measured> m = measured_at(log, p.collective);
       for (const std::string& value :
            {optional_number(m ? std::optional(m->time_us) : std::nullopt),
             optional_number(m ? m->inplace_time_us : std::nullopt),
@@ -303,6 +328,8 @@ void print_collective_sweep(const Topology& topology, const SweepRequest& reques
   std::optional<NcclTestsLog> log;
   if (!flags.compare.empty())
     log = read_nccl_tests_log(flags.compare);
+  for (const SweepPoint& p : sweep.points)
+    measured_at(log, p.collective);  // a row of another collective is refused before anything is printed
   if (!flags.report.empty()) {
     const std::string title =
         fmt::format("chorus collective: {} on {} ({} NPUs), algorithm {}, {} model", to_string(request.kind),
@@ -313,7 +340,7 @@ void print_collective_sweep(const Topology& topology, const SweepRequest& reques
     for (const SweepPoint& p : sweep.points) {
       nlohmann::json j = point_json(p, sweep_algorithm(sweep), topology, request);
       if (log)
-        add_measured_json(j, p, measured_at(log, p.collective.size));
+        add_measured_json(j, p, measured_at(log, p.collective));
       std::cout << j.dump() << "\n";
     }
   } else if (flags.csv) {

@@ -97,8 +97,9 @@ void write_schedule_json(const std::string& path, const SynthResult& r) {
     out << (i == 0 ? "" : ",") << o.dump();
   }
   out << "]}\n";
+  out.close();  // the buffered tail is written here: checked after it
   if (!out)
-    throw Error(path, "--schedule", "write failed (disk full?)");
+    throw Error(path, "--schedule", "cannot write the file (disk full or not writable?)");
 }
 
 // --out: the MSCCL XML as written (through switches, the faster of its two layouts) and, with --verify, the file

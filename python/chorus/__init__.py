@@ -169,6 +169,14 @@ def collective(topology=None, collective=None, size=None, *, bandwidth=None, lat
     ``link_stats``: write per-link statistics (aware, flow) to this CSV path.
     Returns a CollectiveResult.
     """
+    if _text(algorithm) != "synth":
+        # As the CLI refuses them: the built-in algorithms run on all NPUs, rooted at NPU 0, chunked by ``splits``.
+        given = [("npus", npus is not None), ("fail_links", fail_links is not None),
+                 ("fail_npus", fail_npus is not None), ("chunks", chunks is not None), ("seed", seed != 1),
+                 ("priority", priority != "auto"), ("root", root != 0)]
+        for field, is_given in given:
+            if is_given:
+                raise _input_error(field, "applies only with algorithm='synth' (the synthesizer's options)")
     topo = _topology(topology, bandwidth, latency, network)
     record = _chorus._collective(topo, str(collective), _size(size), model, _text(system), _text(algorithm),
                                  _text(composition), splits, active_chunks, _text(endpoint_delay),

@@ -62,6 +62,16 @@ class InputErrorTest(unittest.TestCase):
         self.assertEqual(chorus.collective("ring:8", "all_gather", "8MB", bandwidth="50GB/s",
                                            latency="1us").time_ns, 147000.0)
 
+    def test_synth_options_without_synth_are_refused(self):
+        # repro2 finding 33: npus, chunks and seed were ignored by the built-in ring (the CLI exits 2)
+        e = self.assert_input_error(
+            lambda: chorus.collective("ring:8", "all_reduce", "1MiB", bandwidth="50GB/s", latency="1us",
+                                      npus=[0, 1], chunks=4, seed=7), "npus")
+        self.assertIn("algorithm='synth'", e.message)
+        self.assert_input_error(
+            lambda: chorus.collective("ring:8", "all_reduce", "1MiB", bandwidth="50GB/s", latency="1us", seed=7),
+            "seed")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -32,6 +32,15 @@ class SynthTest(unittest.TestCase):
         self.assertEqual((xml.get("inplace"), xml.get("outofplace")), ("0", "1"))
         self.assertEqual(len([s for s in xml.iter("step") if s.get("type") == "cpy"]), 6)
 
+    def test_xml_name_is_escaped(self):
+        # repro2 finding 34: a name holding a quote added a second coll attribute; '<' and '&' gave invalid XML
+        r = chorus.synth("ring:4", "all_gather", "16MiB", bandwidth="50GB/s", latency="1us")
+        for name in ['evil" coll="allreduce', "a<b&c>d"]:
+            text = r.msccl_xml(name)
+            xml = ET.fromstring(text)
+            self.assertEqual((xml.get("name"), xml.get("coll")), (name, "allgather"))
+            self.assertEqual(text.splitlines()[0].count(" coll=\""), 1)
+
     def test_bad_chunk_count_is_an_input_error(self):
         with self.assertRaises(chorus.InputError) as caught:
             chorus.synth("ring:8", "all_gather", "1MiB", bandwidth="50GB/s", latency="1us", chunks=0)

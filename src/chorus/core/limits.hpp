@@ -12,6 +12,14 @@ namespace chorus::limits {
 // library code recurse once per level, so a pathological depth would overflow the stack.
 inline constexpr int kMaxNestingDepth = 128;
 
+// HLO computations calling (fusing, calling, looping over) each other: real modules nest a few dozen deep; the cost
+// model and the Chakra exporter recurse once per level, so a pathological chain would overflow the stack.
+inline constexpr int kMaxCallDepth = 1000;
+
+// Nodes per rank that `hlo convert` writes after unrolling while loops (--iterations): beyond this the traces would
+// fill memory and disk (a node is about 100 bytes per rank).
+inline constexpr uint64_t kMaxConvertedNodes = 10'000'000;
+
 // A Chakra rank file, decompressed: at most 2 GiB, and past its first 64 MiB gzip data may not expand more than
 // 100-fold (Chakra traces compress 5-30-fold; zeros compress 230-1030-fold, which is what a "bomb" holds).
 inline constexpr uint64_t kMaxTraceBytes = uint64_t{2} << 30;

@@ -48,8 +48,14 @@ GpuSpec gpu_from_json(const std::string& path) {
     if (dtype != "bf16" && dtype != "fp16" && dtype != "fp32" && dtype != "fp8")
       throw Error(path, "peak_tflops." + dtype, "unknown datatype; expected bf16, fp16, fp32 or fp8");
     gpu.peak_flops[dtype] = positive_number(j["peak_tflops"], dtype, path, "peak_tflops." + dtype) * 1e12;
+    if (gpu.peak_flops[dtype] < 1e9 || gpu.peak_flops[dtype] > 1e18)  // 0.001 to 10^6 TFLOP/s
+      throw Error(path, "peak_tflops." + dtype,
+                  fmt::format("is {}; must be 0.001 to 1000000 TFLOP/s", j["peak_tflops"][dtype].dump()));
   }
-  gpu.memory_bandwidth = Bandwidth::gb_per_s(positive_number(j, "memory_GBps", path, "memory_GBps"));
+  const double memory_gbps = positive_number(j, "memory_GBps", path, "memory_GBps");
+  if (memory_gbps < 1e-3 || memory_gbps > 1e9)  // 1 MB/s to 1 EB/s
+    throw Error(path, "memory_GBps", fmt::format("is {}; must be 0.001 to 1e9 GB/s", j["memory_GBps"].dump()));
+  gpu.memory_bandwidth = Bandwidth::gb_per_s(memory_gbps);
   const double units = positive_number(j, "compute_units", path, "compute_units");
   if (units != static_cast<double>(static_cast<uint32_t>(units)) || units > 1e6)
     throw Error(path, "compute_units", fmt::format("is {}; must be a whole number up to 1000000", units));

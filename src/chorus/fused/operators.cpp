@@ -34,9 +34,13 @@ int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
+// Each dimension alone is bounded (2^31: far past any GEMM or table), so that an overflowing product or time is not
+// blamed on another operand.
 void require_positive(int64_t value, const Field& field, const char* what) {
   if (value <= 0)
     throw Error("", field, fmt::format("is {}; {} must be > 0", value, what));
+  if (value > (int64_t{1} << 31))
+    throw Error("", field, fmt::format("is {}; {} must be at most 2^31 (2147483648)", value, what));
 }
 
 // Elements of a product of dimensions, refusing sizes past 64 bits.

@@ -100,10 +100,12 @@ void validate(const LlmTrainingSpec& spec) {
                 fmt::format("tp {} does not divide the {} tokens of a microbatch", spec.tp,
                             m.seq_size / spec.cp * spec.microbatch_size));
   }
-  if (!(spec.peak_tflops > 0))
-    throw Error("", Argument{"peak_perf"}, "must be > 0 TFLOPS");
-  if (!(spec.mem_bw_gbps > 0))
-    throw Error("", Argument{"mem_bw"}, "must be > 0 GB/s");
+  // 0.001 to 10^6 TFLOPS and 0.001 to 10^9 GB/s: outside them the node times leave chorus's time range, and the
+  // error would name --model instead.
+  if (!(spec.peak_tflops >= 1e-3 && spec.peak_tflops <= 1e6))
+    throw Error("", Argument{"peak_perf"}, fmt::format("is {}; must be 0.001 to 1000000 TFLOPS", spec.peak_tflops));
+  if (!(spec.mem_bw_gbps >= 1e-3 && spec.mem_bw_gbps <= 1e9))
+    throw Error("", Argument{"mem_bw"}, fmt::format("is {}; must be 0.001 to 1e9 GB/s", spec.mem_bw_gbps));
   const uint64_t npus = uint64_t{spec.dp} * spec.tp * spec.pp * spec.cp;
   if (npus > (uint64_t{1} << 24))
     throw Error("", Argument{"dp"}, fmt::format("dp*tp*pp*cp = {} NPUs is more than chorus simulates", npus));

@@ -67,6 +67,10 @@ void validate(const MoeSpec& s) {
         std::pair{Argument{"hidden"}, s.hidden}, std::pair{Argument{"ffn"}, s.ffn}}) {
     if (value == 0)
       throw Error("", keyword, "is 0; must be at least 1");
+    // Each size alone bounded (2^24: a million-token batch, a 16M-wide layer), so that the products below and
+    // the expert GEMMs' times are not blamed on another option.
+    if (value > (uint64_t{1} << 24))
+      throw Error("", keyword, fmt::format("is {}; must be at most 2^24 (16777216)", value));
   }
   if (s.ep < 2 || s.ep > limits::kMaxGeneratedNpus)
     throw Error("", Argument{"ep"},

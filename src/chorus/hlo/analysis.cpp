@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <map>
+#include <system_error>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -15,12 +17,17 @@
 namespace chorus::hlo {
 namespace {
 
+// The integers of a text such as "{{0,1},{2,3}}", signed; one past the 64-bit range reads as the nearest end of it,
+// so that every range check below refuses it.
 std::vector<int64_t> numbers(std::string_view text) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < text.size();) {
-    if (text[i] >= '0' && text[i] <= '9') {
+    const bool minus = text[i] == '-' && i + 1 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '9';
+    if ((text[i] >= '0' && text[i] <= '9') || minus) {
       int64_t v = 0;
       const auto r = std::from_chars(text.data() + i, text.data() + text.size(), v);
+      if (r.ec == std::errc::result_out_of_range)
+        v = minus ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
       out.push_back(v);
       i = static_cast<size_t>(r.ptr - text.data());
     } else {
@@ -175,6 +182,9 @@ class Analyzer {
     const size_t pos = config.find("known_trip_count");
     if (pos != std::string_view::npos) {
       const auto n = numbers(config.substr(pos, 40));
+      if (!n.empty() && (n[0] < 0 || n[0] > std::numeric_limits<int>::max()))
+        throw Error(m_.source, fmt::format("line {}, column {}", in.line, in.column),
+                    fmt::format("known_trip_count {} of %{}; expected 0 to 2^31-1", n[0], in.name));
       if (!n.empty() && n[0] > 0)
         return static_cast<int>(n[0]);
     }
@@ -304,7 +314,7 @@ int replica_group_size(const Module& module, const Instruction& in, int npus) {
   const std::string where = fmt::format("line {}, column {}", in.line, in.column);
   if (in.opcode.starts_with("collective-permute") || in.opcode == "send" || in.opcode == "recv") {
     for (const int64_t id : numbers(in.attribute("source_target_pairs")))
-      if (npus > 0 && id >= npus)
+      if (id < 0 || (npus > 0 && id >= npus))
         throw Error(
             module.source, where,
             fmt::format("source_target_pairs of %{} names device {}; expected ids below --npus {}", in.name, id, npus));
@@ -318,6 +328,27 @@ int replica_group_size(const Module& module, const Instruction& in, int npus) {
     if (n.size() < 3)
       throw Error(module.source, where,
                   fmt::format("replica_groups={} of %{}: expected [groups,size]<=[devices]", groups, in.name));
+    if (n[0] < 1 || n[1] < 1 || n[0] > (int64_t{1} << 24) / n[1])
+      throw Error(module.source, where,
+                  fmt::format("replica_groups={} of %{}: expected [groups,size] from 1 to 2^24 devices in all", groups,
+                              in.name));
+    const size_t arrow = groups.find("<=");
+    const size_t t = groups.find('T');
+    int64_t devices = 1;
+    for (const int64_t d :
+         numbers(arrow == std::string_view::npos
+                     ? std::string_view{}
+                     : groups.substr(arrow, t == std::string_view::npos ? std::string_view::npos : t - arrow))) {
+      if (d < 1 || d > (int64_t{1} << 24) / devices)
+        throw Error(module.source, where,
+                    fmt::format("replica_groups={} of %{}: expected device dimensions from 1 to 2^24 devices in all",
+                                groups, in.name));
+      devices *= d;
+    }
+    if (devices != n[0] * n[1])
+      throw Error(module.source, where,
+                  fmt::format("replica_groups={} of %{}: expected [groups,size] to hold as many devices as the iota",
+                              groups, in.name));
     if (npus > 0 && n[0] * n[1] > npus)
       throw Error(module.source, where,
                   fmt::format("replica_groups={} of %{} needs {} devices; expected at most --npus {}", groups, in.name,
@@ -327,11 +358,15 @@ int replica_group_size(const Module& module, const Instruction& in, int npus) {
   // Explicit groups {{0,1,2,3},{4,5,6,7}}: the size of the first, every id below npus.
   const size_t first_end = groups.find('}');
   const auto first = numbers(groups.substr(0, first_end));
-  for (const int64_t id : numbers(groups))
+  for (const int64_t id : numbers(groups)) {
+    if (id < 0 || id >= int64_t{1} << 24)
+      throw Error(module.source, where,
+                  fmt::format("replica_groups of %{} names device {}; expected ids from 0 to 2^24-1", in.name, id));
     if (npus > 0 && id >= npus)
       throw Error(
           module.source, where,
           fmt::format("replica_groups of %{} names device {}; expected ids below --npus {}", in.name, id, npus));
+  }
   if (first.empty())
     throw Error(module.source, where,
                 fmt::format("replica_groups={} of %{}: expected groups of device ids", groups, in.name));
@@ -366,7 +401,7 @@ std::vector<uint32_t> iota_ids(const Module& module, const Instruction& in, cons
       throw bad("expected T(...) to permute the device dimensions");
   int64_t total = 1;
   for (const int64_t d : dims) {
-    if (d < 1 || total * d > (int64_t{1} << 24))
+    if (d < 1 || d > (int64_t{1} << 24) / total)
       throw bad("expected device dimensions from 1 to 2^24 devices in all");
     total *= d;
   }

@@ -11,6 +11,8 @@
 #include "chorus/chakra/trace.hpp"
 #include "chorus/chakra/trace_directory.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
+#include "chorus/core/units.hpp"
 #include "chorus/hlo/analysis.hpp"
 #include "chorus/hlo/cost.hpp"
 
@@ -44,6 +46,40 @@ class Exporter {
   }
 
   void build() { emit(m_.entry, {}); }
+
+  // The nodes emit() will write per rank, counted without unrolling (saturating at the limit + 1), so that
+  // --iterations cannot fill memory: each while loop's body counts --iterations times, nested loops multiply.
+  uint64_t count_nodes(int k) {
+    if (counts_.empty())
+      counts_.assign(m_.computations.size(), -1);
+    auto& memo = counts_[static_cast<size_t>(k)];
+    if (memo >= 0)
+      return static_cast<uint64_t>(memo);
+    constexpr uint64_t kCap = limits::kMaxConvertedNodes + 1;
+    const Computation& c = m_.computations[static_cast<size_t>(k)];
+    uint64_t n = 0;
+    for (const Instruction& in : c.instructions) {
+      uint64_t add = 0;
+      if (in.opcode == "parameter") {
+        add = 0;
+      } else if (in.opcode == "while" && in.called.size() == 2 && o_.iterations > 0) {
+        const uint64_t body = count_nodes(in.called[1]);
+        add = body == 0 ? 0
+                        : std::min<uint64_t>(kCap, body > kCap / static_cast<uint64_t>(o_.iterations)
+                                                       ? kCap
+                                                       : body * static_cast<uint64_t>(o_.iterations));
+      } else if (in.opcode == "call" && !in.called.empty()) {
+        add = count_nodes(in.called[0]);
+      } else if (is_free(in.opcode) && in.opcode != "while" && in.opcode != "conditional") {
+        add = 0;
+      } else {
+        add = 1;
+      }
+      n = std::min(kCap, n + add);
+    }
+    memo = static_cast<int64_t>(n);
+    return n;
+  }
 
   std::string write(const std::string& directory) const {
     const std::string prefix = make_trace_directory(directory, "hlo");
@@ -92,13 +128,31 @@ class Exporter {
     if (type && group_set != -2) {
       n.type = chakra::NodeType::CommColl;
       n.comm_type = static_cast<int64_t>(*type);
+      if (!(operand_bytes <= static_cast<double>(kMaxSizeBytes)))
+        throw Error(m_.source, fmt::format("line {}, column {}", in.line, in.column),
+                    fmt::format("%{} moves {:g} bytes; a collective's comm_size holds at most 2^50 (1 PiB)", in.name,
+                                operand_bytes));
       n.comm_size = static_cast<int64_t>(operand_bytes);
     } else {
       n.type = chakra::NodeType::Comp;
       const double us = r != nullptr ? r->time_s * 1e6 : 0;
+      const double flops = r != nullptr ? r->flops : 0;
+      const double bytes = r != nullptr ? r->bytes : 0;
+      // The limits the trace reader applies (chorus sim), so that what is written can be read back.
+      if (!(us <= static_cast<double>(limits::kMaxNodeDurationMicros)))
+        throw Error(m_.source, fmt::format("line {}, column {}", in.line, in.column),
+                    fmt::format("%{} takes {:g} us; a trace node holds at most 10^12 us (kMaxNodeDurationMicros)",
+                                in.name, us));
+      if (!(flops < 0x1p63))
+        throw Error(m_.source, fmt::format("line {}, column {}", in.line, in.column),
+                    fmt::format("%{} counts {:g} FLOPs; a trace node's num_ops holds at most 2^63-1", in.name, flops));
+      if (!(bytes <= static_cast<double>(kMaxSizeBytes)))
+        throw Error(
+            m_.source, fmt::format("line {}, column {}", in.line, in.column),
+            fmt::format("%{} moves {:g} bytes; a trace node's tensor_size holds at most 2^50 (1 PiB)", in.name, bytes));
       n.duration_micros = static_cast<uint64_t>(std::llround(us));
-      n.num_ops = static_cast<int64_t>(r != nullptr ? r->flops : 0);
-      n.tensor_size = static_cast<int64_t>(r != nullptr ? r->bytes : 0);
+      n.num_ops = static_cast<int64_t>(flops);
+      n.tensor_size = static_cast<int64_t>(bytes);
     }
     nodes_.push_back(std::move(n));
     node_groups_.push_back(type && group_set != -2 ? group_set : -1);
@@ -166,6 +220,7 @@ class Exporter {
   std::vector<int> node_groups_;  // per node: replica-group set, -1 for all devices or not a collective
   std::vector<std::vector<std::vector<uint32_t>>> group_sets_;
   std::map<std::string, int> set_index_;
+  std::vector<int64_t> counts_;  // per computation: count_nodes(), -1 before it is counted
 };
 
 }  // namespace
@@ -176,7 +231,17 @@ std::string write_chakra_traces(const Module& module, const Analysis& analysis, 
     throw Error("", Argument{"npus"}, fmt::format("is {}; must be >= 1", options.npus));
   if (options.iterations < 0)
     throw Error("", Argument{"iterations"}, fmt::format("is {}; must be >= 0", options.iterations));
+  if (static_cast<uint64_t>(options.npus) > limits::kMaxGeneratedNpus)
+    throw Error("", Argument{"npus"},
+                fmt::format("is {}; must be at most {} (kMaxGeneratedNpus)", options.npus, limits::kMaxGeneratedNpus));
   Exporter e(module, analysis, options);
+  if (module.entry >= 0) {
+    const uint64_t nodes = e.count_nodes(module.entry);
+    if (nodes > limits::kMaxConvertedNodes)
+      throw Error("", Argument{"iterations"},
+                  fmt::format("is {}; unrolling gives more than {} trace nodes per rank (kMaxConvertedNodes)",
+                              options.iterations, limits::kMaxConvertedNodes));
+  }
   e.build();
   return e.write(directory);
 }

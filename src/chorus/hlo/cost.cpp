@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <numeric>
 #include <system_error>
+#include <tuple>
 #include <unordered_set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -50,18 +53,54 @@ std::string_view window_field(std::string_view window, std::string_view key) {
   return {};
 }
 
-// How many (output position, kernel position) pairs of one spatial dimension read a real input element, not
-// padding or a hole of lhs dilation (XLA's valid position count).
-int64_t valid_positions(int64_t in, int64_t kernel, int64_t out, int64_t stride, int64_t pad_low, int64_t lhs_dilate,
-                        int64_t rhs_dilate) {
-  const int64_t dilated_in = in > 0 ? (in - 1) * lhs_dilate + 1 : 0;
-  int64_t count = 0;
-  for (int64_t k = 0; k < kernel; ++k) {
-    for (int64_t o = 0; o < out; ++o) {
-      const int64_t pos = o * stride + k * rhs_dilate - pad_low;
-      if (pos >= 0 && pos < dilated_in && pos % lhs_dilate == 0)
-        ++count;
+__extension__ typedef __int128 Int128;  // exact products of 64-bit positions
+
+// How many x in [0, n) put x * coef + c in [0, limit) on a multiple of `every` (coef, every >= 1): the positions of
+// one side of a window that meet a real input element for a fixed position of the other side, in closed form.
+int64_t count_hits(int64_t n, int64_t coef, Int128 c, Int128 limit, int64_t every) {
+  auto floor_div = [](Int128 a, Int128 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+  const Int128 lo = std::max<Int128>(0, -floor_div(c, coef));  // ceil(-c / coef)
+  const Int128 hi = std::min<Int128>(n - 1, floor_div(limit - 1 - c, coef));
+  if (hi < lo)
+    return 0;
+  if (every == 1)
+    return static_cast<int64_t>(hi - lo + 1);
+  // x * coef = -c (mod every): solvable when gcd(coef, every) divides c; then x = x0 (mod every / gcd).
+  const int64_t g = std::gcd(coef, every);
+  const Int128 minus_c = ((-c) % every + every) % every;
+  if (minus_c % g != 0)
+    return 0;
+  const int64_t m = every / g;
+  int64_t x0 = 0;
+  if (m > 1) {
+    // The inverse of coef / g modulo m by the extended Euclidean algorithm.
+    int64_t r0 = static_cast<int64_t>((coef / g) % m), r1 = m;
+    Int128 s0 = 1, s1 = 0;
+    while (r1 != 0) {
+      const int64_t q = r0 / r1;
+      std::tie(r0, r1) = std::make_pair(r1, r0 - q * r1);
+      std::tie(s0, s1) = std::make_pair(s1, s0 - q * s1);
     }
+    const Int128 inverse = (s0 % m + m) % m;
+    x0 = static_cast<int64_t>((minus_c / g % m) * inverse % m);
+  }
+  const Int128 first = lo + ((x0 - lo) % m + m) % m;
+  return first > hi ? 0 : static_cast<int64_t>((hi - first) / m + 1);
+}
+
+// How many (output position, kernel position) pairs of one spatial dimension read a real input element, not
+// padding or a hole of lhs dilation (XLA's valid position count): the shorter side is walked, the other counted.
+double valid_positions(int64_t in, int64_t kernel, int64_t out, int64_t stride, int64_t pad_low, int64_t lhs_dilate,
+                       int64_t rhs_dilate) {
+  const Int128 dilated_in = in > 0 ? Int128{in - 1} * lhs_dilate + 1 : 0;
+  double count = 0;  // up to 2^26 x 2^51: a double, as the FLOP count it multiplies
+  if (kernel <= out) {
+    for (int64_t k = 0; k < kernel; ++k)
+      count += static_cast<double>(count_hits(out, stride, Int128{k} * rhs_dilate - pad_low, dilated_in, lhs_dilate));
+  } else {
+    for (int64_t o = 0; o < out; ++o)
+      count +=
+          static_cast<double>(count_hits(kernel, rhs_dilate, Int128{o} * stride - pad_low, dilated_in, lhs_dilate));
   }
   return count;
 }
@@ -252,8 +291,13 @@ double CostModel::convolution_flops(const Computation& c, const Instruction& in)
   const double batch = static_cast<double>(dim(lhs_l, lhs, 'b'));
   const auto groups = integers(in.attribute("feature_group_count"));
   const auto batch_groups = integers(in.attribute("batch_group_count"));
-  const double feature_groups = groups.empty() ? 1.0 : static_cast<double>(std::max<int64_t>(1, groups[0]));
-  const double batch_group = batch_groups.empty() ? 1.0 : static_cast<double>(std::max<int64_t>(1, batch_groups[0]));
+  for (const auto& [key, values] :
+       {std::pair{"feature_group_count", &groups}, std::pair{"batch_group_count", &batch_groups}})
+    if (!values->empty() && (*values)[0] < 1)
+      throw Error(module_.source, fmt::format("line {}, column {}", in.line, in.column),
+                  fmt::format("{} {} of %{}; must be >= 1", key, (*values)[0], in.name));
+  const double feature_groups = groups.empty() ? 1.0 : static_cast<double>(groups[0]);
+  const double batch_group = batch_groups.empty() ? 1.0 : static_cast<double>(batch_groups[0]);
 
   const std::string_view window = in.attribute("window");
   const auto sizes = integers(window_field(window, "size"));
@@ -261,16 +305,45 @@ double CostModel::convolution_flops(const Computation& c, const Instruction& in)
   const auto pads = integers(window_field(window, "pad"));
   const auto lhs_dilate = integers(window_field(window, "lhs_dilate"));
   const auto rhs_dilate = integers(window_field(window, "rhs_dilate"));
+  auto bad_window = [&](const std::string& what) {
+    return Error(module_.source, fmt::format("line {}, column {}", in.line, in.column),
+                 fmt::format("window of %{}: {}", in.name, what));
+  };
+  // Strides and dilations from 1 to 2^31, pads within +-2^40: beyond them no real window lies, and the position
+  // arithmetic below stays far inside 128 bits.
+  constexpr int64_t kMaxStep = int64_t{1} << 31;
+  constexpr int64_t kMaxPad = int64_t{1} << 40;
+  for (const auto& [key, values] : {std::pair{"size", &sizes}, std::pair{"stride", &strides},
+                                    std::pair{"lhs_dilate", &lhs_dilate}, std::pair{"rhs_dilate", &rhs_dilate}})
+    for (const int64_t v : *values)  // a size past the operand is refused below, naming the operand's dimension
+      if (v < 1 || (v > kMaxStep && std::string_view(key) != "size"))
+        throw bad_window(fmt::format("{} {}; must be >= 1{}", key, v, v < 1 ? "" : " and at most 2^31"));
+  for (const int64_t v : pads)
+    if (v < -kMaxPad || v > kMaxPad)
+      throw bad_window(fmt::format("pad {}; must lie within +-2^40", v));
   double positions = 1;
   for (size_t s = 0; s < 10; ++s) {
     const char label = static_cast<char>('0' + s);
     if (lhs_l.find(label) == std::string_view::npos)
       break;
     const int64_t kernel = s < sizes.size() ? sizes[s] : dim(rhs_l, rhs, label);
-    positions *= static_cast<double>(
-        valid_positions(dim(lhs_l, lhs, label), kernel, dim(out_l, in.shape, label),
-                        s < strides.size() ? strides[s] : 1, 2 * s < pads.size() ? pads[2 * s] : 0,
-                        s < lhs_dilate.size() ? lhs_dilate[s] : 1, s < rhs_dilate.size() ? rhs_dilate[s] : 1));
+    const int64_t in_dim = dim(lhs_l, lhs, label);
+    const int64_t ld = s < lhs_dilate.size() ? lhs_dilate[s] : 1;
+    const int64_t rd = s < rhs_dilate.size() ? rhs_dilate[s] : 1;
+    const int64_t pad_low = 2 * s < pads.size() ? pads[2 * s] : 0;
+    const int64_t pad_high = 2 * s + 1 < pads.size() ? pads[2 * s + 1] : 0;
+    // XLA's shape rule: the dilated window must fit in the padded, dilated input.
+    const Int128 padded = (in_dim > 0 ? Int128{in_dim - 1} * ld + 1 : 0) + pad_low + pad_high;
+    if ((Int128{kernel} - 1) * rd + 1 > padded)
+      throw bad_window(fmt::format("size {} exceeds the operand's dimension {} (padded and dilated: {})", kernel,
+                                   in_dim, static_cast<int64_t>(std::max<Int128>(padded, 0))));
+    const int64_t out_dim = dim(out_l, in.shape, label);
+    if (std::min(kernel, out_dim) > (int64_t{1} << 26))
+      throw bad_window(
+          fmt::format("size {} with an output dimension of {}: too many positions to count (at most "
+                      "2^26 on the shorter side)",
+                      kernel, out_dim));
+    positions *= valid_positions(in_dim, kernel, out_dim, s < strides.size() ? strides[s] : 1, pad_low, ld, rd);
   }
   return 2.0 * (input_features / feature_groups) * output_features * (batch / batch_group) * positions;
 }

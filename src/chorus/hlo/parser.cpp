@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
 
 namespace chorus::hlo {
 namespace {
@@ -37,7 +38,7 @@ class Parser {
     m.source = file_;
     m.name = "line";
     Computation c;
-    c.name = "line";
+    c.name = "(profile row)";  // not an HLO name: a reducer the row names (even %line) is never this computation
     c.is_entry = true;
     skip_ws();
     instruction(c, m);
@@ -67,6 +68,7 @@ class Parser {
       m.computations.push_back(std::move(reducer));
     }
     resolve_calls(m);
+    reject_call_cycles(m);  // a reducer named %line would be the row's own computation
     return m;
   }
 
@@ -94,6 +96,9 @@ class Parser {
   void reject_call_cycles(const Module& m) const {
     enum class Mark : uint8_t { kNew, kOpen, kDone };
     std::vector<Mark> mark(m.computations.size(), Mark::kNew);
+    // Levels of computations from each one down (itself included): the cost model and the exporter recurse once
+    // per level, so the deepest chain is bounded (kMaxCallDepth).
+    std::vector<int> depth(m.computations.size(), 1);
     // Iterative depth-first search: (computation, next instruction, next callee) frames.
     struct Frame {
       size_t comp;
@@ -110,7 +115,14 @@ class Parser {
         const Computation& c = m.computations[f.comp];
         if (f.instr >= c.instructions.size()) {
           mark[f.comp] = Mark::kDone;
+          if (depth[f.comp] > limits::kMaxCallDepth)
+            throw Error(file_, fmt::format("line {}", c.line),
+                        fmt::format("%{}: calls nested deeper than {} computations (kMaxCallDepth)", c.name,
+                                    limits::kMaxCallDepth));
+          const size_t done = f.comp;
           stack.pop_back();
+          if (!stack.empty())
+            depth[stack.back().comp] = std::max(depth[stack.back().comp], depth[done] + 1);
           continue;
         }
         const Instruction& in = c.instructions[f.instr];
@@ -127,6 +139,8 @@ class Parser {
         if (mark[next] == Mark::kNew) {
           mark[next] = Mark::kOpen;
           stack.push_back({next, 0, 0});
+        } else {
+          depth[f.comp] = std::max(depth[f.comp], depth[next] + 1);
         }
       }
     }
@@ -284,6 +298,7 @@ class Parser {
       if (++tuple_depth_ > kMaxTupleDepth)
         fail(fmt::format("tuple shapes nested at most {} deep", kMaxTupleDepth));
       sh.is_tuple = true;
+      const size_t tuple_start = p_;
       ++p_;
       for (skip_ws(); !at(')'); skip_ws()) {
         sh.tuple.push_back(shape());
@@ -293,6 +308,12 @@ class Parser {
         else if (!at(')'))
           fail("',' or ')' in a tuple shape");
       }
+      int64_t bytes = 0;
+      for (const Shape& leaf : sh.tuple)
+        if (__builtin_add_overflow(bytes, leaf.bytes(), &bytes) || bytes > (int64_t{1} << 50)) {
+          p_ = tuple_start;
+          fail("a shape of at most 2^50 bytes");
+        }
       ++p_;
       --tuple_depth_;
       return sh;

@@ -2,7 +2,9 @@
 #include "chorus/hlo/system.hpp"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -36,31 +38,58 @@ double positive(const nlohmann::json& j, const std::string& path, const std::str
   return j.get<double>();
 }
 
+// A rate (FLOP/s or B/s) between 1e3 and 1e21 per second: 1 KB/s to 1 ZB/s is every machine with room to spare;
+// outside it the op times leave chorus's time range (about 106 days) or round to zero.
+double rate(const nlohmann::json& j, const std::string& path, const std::string& field, const char* unit) {
+  const double v = positive(j, path, field);
+  if (v < 1e3 || v > 1e21)
+    throw Error(path, field, fmt::format("is {}; expected {} from 1e3 to 1e21", j.dump(), unit));
+  return v;
+}
+
+// The keys a system file may hold (docs/hlo.md); any other is a misspelling that would be ignored.
+constexpr std::array<std::string_view, 8> kKeys = {
+    "name",      "base", "matrix_flops", "vector_flops", "memory_bandwidth", "network_bandwidth", "network_latency",
+    "efficiency"};
+
 }  // namespace
 
 System read_system(const std::string& path) {
   const nlohmann::json j = load_json_file(path);
   if (!j.is_object())
     throw Error(path, "", "expected a JSON object");
+  for (const auto& [key, value] : j.items())
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
+      throw Error(path, key, fmt::format("unknown key; expected one of {}", fmt::join(kKeys, ", ")));
   if (j.contains("base") && !j["base"].is_string())
     throw Error(path, "base", fmt::format("is {}; expected a preset name such as \"tpuv3\"", j["base"].dump()));
-  System s = j.contains("base") ? system_by_name(j["base"].get<std::string>()) : System{};
+  System s;
+  if (j.contains("base")) {
+    const std::string base = j["base"].get<std::string>();
+    if (base != "tpuv3" && base != "tpuv4" && base != "a100" && base != "h100")
+      throw Error(path, "base", fmt::format("'{}' is not a preset (tpuv3, tpuv4, a100, h100)", base));
+    s = system_by_name(base);
+  }
+  if (j.contains("name") && !j["name"].is_string())
+    throw Error(path, "name", fmt::format("is {}; expected a string", j["name"].dump()));
   s.name = j.value("name", s.name.empty() ? path : s.name);
   if (j.contains("matrix_flops")) {
     if (!j["matrix_flops"].is_object())
       throw Error(path, "matrix_flops", "expected an object of datatype: FLOP/s");
     for (const auto& [k, v] : j["matrix_flops"].items())
-      s.matrix_flops[k] = positive(v, path, "matrix_flops." + k);
+      s.matrix_flops[k] = rate(v, path, "matrix_flops." + k, "FLOP/s");
   }
   if (j.contains("vector_flops"))
-    s.vector_flops = positive(j["vector_flops"], path, "vector_flops");
+    s.vector_flops = rate(j["vector_flops"], path, "vector_flops", "FLOP/s");
   if (j.contains("memory_bandwidth"))
-    s.memory_bandwidth = positive(j["memory_bandwidth"], path, "memory_bandwidth");
+    s.memory_bandwidth = rate(j["memory_bandwidth"], path, "memory_bandwidth", "B/s");
   if (j.contains("network_bandwidth"))
-    s.network_bandwidth = positive(j["network_bandwidth"], path, "network_bandwidth");
+    s.network_bandwidth = rate(j["network_bandwidth"], path, "network_bandwidth", "B/s");
   if (j.contains("network_latency")) {
-    if (!j["network_latency"].is_number() || j["network_latency"].get<double>() < 0)
-      throw Error(path, "network_latency", fmt::format("is {}; expected seconds >= 0", j["network_latency"].dump()));
+    if (!j["network_latency"].is_number() || !(j["network_latency"].get<double>() >= 0) ||
+        j["network_latency"].get<double>() > 1)
+      throw Error(path, "network_latency",
+                  fmt::format("is {}; expected seconds from 0 to 1", j["network_latency"].dump()));
     s.network_latency = j["network_latency"].get<double>();
   }
   if (j.contains("efficiency")) {
@@ -70,8 +99,8 @@ System read_system(const std::string& path) {
       if (k != "matrix" && k != "vector" && k != "memory" && k != "network")
         throw Error(path, "efficiency." + k, "is not a class; expected matrix, vector, memory or network");
       const double e = positive(v, path, "efficiency." + k);
-      if (e > 1)
-        throw Error(path, "efficiency." + k, fmt::format("is {}; expected a fraction in (0, 1]", e));
+      if (e > 1 || e < 1e-3)
+        throw Error(path, "efficiency." + k, fmt::format("is {}; expected a fraction in [0.001, 1]", e));
       s.efficiency[k] = e;
     }
   }

@@ -52,6 +52,10 @@ double number(const std::string& text, const std::string& path, int row, const s
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v))
     throw Error(path, fmt::format("line {}: {}", row, field), fmt::format("is '{}'; expected a number", text));
+  if (text.find_first_of("xX") != std::string::npos)  // strtod reads hexadecimal; a profile never holds it
+    throw Error(path, fmt::format("line {}: {}", row, field), fmt::format("is '{}'; expected a decimal number", text));
+  if (v < 0)
+    throw Error(path, fmt::format("line {}: {}", row, field), fmt::format("is {}; expected >= 0", text));
   return v;
 }
 

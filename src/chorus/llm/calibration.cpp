@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -34,12 +35,23 @@ double step_time(const std::string& file, const std::string& where, const std::s
   const double gpus = static_cast<double>(exe.num_procs);
   const double tokens = static_cast<double>(exe.batch_size * app.seq_size);
   const double model_flops = tokens * model_flops_per_token(app, true);
+  // A step faster than the model's FLOPs at the system's peak (100 % MFU) was not measured on this system; as
+  // mfu_pct > 100 is refused, so are the other metrics' equivalents.
+  const auto at_most_peak = [&](double step_s) {
+    const double peak = sys.matrix.at(static_cast<size_t>(exe.datatype)).flops_per_second;
+    const double fastest = model_flops / (peak * gpus);
+    if (step_s < fastest)
+      throw Error(file, where + ": value",
+                  fmt::format("{} {:g} gives a step of {:g} s, faster than the system's peak ({:g} s at 100 % MFU)",
+                              metric, value, step_s, fastest));
+    return step_s;
+  };
   if (metric == "step_s")
-    return value;
+    return at_most_peak(value);
   if (metric == "tokens_per_s_per_gpu")
-    return tokens / (value * gpus);
+    return at_most_peak(tokens / (value * gpus));
   if (metric == "tflops_per_gpu")
-    return model_flops / (value * 1e12 * gpus);
+    return at_most_peak(model_flops / (value * 1e12 * gpus));
   if (metric == "mfu_pct") {
     if (value > 100)
       throw Error(file, where + ": value", fmt::format("MFU {} % exceeds 100 %", value));
@@ -198,7 +210,7 @@ System apply_calibration(const System& base, const CalibrationParams& p) {
   return s;
 }
 
-CalibrationResult calibrate(const System& base, const std::vector<MeasuredRun>& runs) {
+CalibrationResult calibrate(const System& base, const std::vector<MeasuredRun>& runs, bool leave_one_out) {
   std::vector<const MeasuredRun*> all;
   for (const auto& r : runs)
     all.push_back(&r);
@@ -217,7 +229,10 @@ CalibrationResult calibrate(const System& base, const std::vector<MeasuredRun>& 
       if (j != i)
         others.push_back(&runs[j]);
     }
-    f.left_out_s = others.empty() ? f.before_s : predict(apply_calibration(base, fit(base, others)), runs[i]);
+    if (!leave_one_out)
+      f.left_out_s = std::numeric_limits<double>::quiet_NaN();
+    else
+      f.left_out_s = others.empty() ? f.before_s : predict(apply_calibration(base, fit(base, others)), runs[i]);
     out.runs.push_back(f);
   }
   const double n = static_cast<double>(out.runs.size());

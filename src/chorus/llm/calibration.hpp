@@ -60,6 +60,8 @@ struct CalibrationResult {
   double mean_abs_left_out = 0;
 };
 
-CalibrationResult calibrate(const System& base, const std::vector<MeasuredRun>& runs);
+// `leave_one_out`: refit once per run without it (left_out_s); the refits cost runs x one fit, so a campaign of
+// hundreds of runs may skip them (left_out_s and mean_abs_left_out are then NaN).
+CalibrationResult calibrate(const System& base, const std::vector<MeasuredRun>& runs, bool leave_one_out = true);
 
 }  // namespace chorus::llm

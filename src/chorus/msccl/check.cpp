@@ -273,6 +273,12 @@ void check_counts(const MscclProgram& p) {
         need("i_chunks", gpu.i_chunks, gpu.o_chunks, "o_chunks");
         break;
     }
+    // The runtime cuts the buffer into nchunksperloop chunks: a count other than the larger buffer's would make
+    // every chunk index stand for another share of the data (the program would move too little or too much).
+    const uint32_t held = std::max(gpu.i_chunks, gpu.o_chunks);
+    if (p.nchunksperloop != held)
+      throw Error(p.file, "algo: nchunksperloop",
+                  fmt::format("is {}; the buffers hold {} chunks (i_chunks/o_chunks)", p.nchunksperloop, held));
   }
 }
 

@@ -50,8 +50,11 @@ std::map<uint32_t, uint64_t> input_bytes_by_arg(const ExecutionTrace& t, const E
   std::map<uint32_t, uint64_t> sums;
   for (uint32_t i = 0; i < n.tensor_count; ++i) {
     const TensorRef& r = t.tensors[n.first_tensor + i];
-    if (!r.output)
-      sums[r.arg] += r.bytes;
+    if (!r.output) {
+      uint64_t& sum = sums[r.arg];
+      if (__builtin_add_overflow(sum, r.bytes, &sum))
+        sum = UINT64_MAX;  // saturated: refused by the caller's size limit
+    }
   }
   return sums;
 }
@@ -162,6 +165,9 @@ std::vector<int64_t> group_ranks(const ExecutionTrace& t, const EtNode& n, uint3
   const CommAttrs* a = n.comm ? &t.comms[*n.comm] : nullptr;
   if (a != nullptr && a->pg_size && a->rank_start) {
     const int64_t stride = a->rank_stride.value_or(1);
+    if (*a->pg_size == 0)
+      throw Error(t.path, fmt::format("node {}", n.id),
+                  fmt::format("pg_size 0 of group '{}'; a process group holds at least one rank", a->pg_name));
     if (*a->pg_size < 0 || *a->pg_size > static_cast<int64_t>(world))
       throw Error(t.path, fmt::format("node {}", n.id),
                   fmt::format("pg_size {} of group '{}' exceeds the {} trace files given (ranks missing from the set)",
@@ -179,6 +185,11 @@ std::vector<int64_t> group_ranks(const ExecutionTrace& t, const EtNode& n, uint3
                   fmt::format("process group '{}' holds rank {}, but {} trace files were given (ranks missing from "
                               "the set)",
                               a != nullptr ? a->pg_name : "", r, world));
+  std::vector<int64_t> sorted = ranks;
+  std::sort(sorted.begin(), sorted.end());
+  if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end())
+    throw Error(t.path, fmt::format("node {}", n.id),
+                fmt::format("process group '{}' holds rank {} twice", a != nullptr ? a->pg_name : "", *twice));
   if (ranks.size() == world)
     ranks.clear();  // every rank: the world group
   return ranks;

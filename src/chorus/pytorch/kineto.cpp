@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
 #include "chorus/io/json_file.hpp"
 
 namespace chorus::pytorch {
@@ -79,25 +80,43 @@ class Join {
       k_.world_size = w->get<int64_t>();
   }
 
+  // The string `key` of event i, "" when absent; any other type is refused naming the event (nlohmann's own
+  // type_error names neither the file nor the field).
+  std::string text(const json& e, size_t i, const char* key) const {
+    const auto it = e.find(key);
+    if (it == e.end())
+      return {};
+    if (!it->is_string())
+      throw Error(path_, fmt::format("traceEvents[{}].{}", i, key),
+                  fmt::format("is {}; expected a string", it->dump()));
+    return it->get<std::string>();
+  }
+
   void collect(const json& events) {
     for (size_t i = 0; i < events.size(); ++i) {
       const json& e = events[i];
-      if (!e.is_object() || e.value("ph", "") != "X")
+      if (!e.is_object() || text(e, i, "ph") != "X")
         continue;
       const auto dur = e.find("dur");
       const auto ts = e.find("ts");
       if (dur == e.end() || !dur->is_number() || dur->get<double>() < 0)
         throw Error(path_, fmt::format("traceEvents[{}].dur", i), "missing or negative");
+      // A node holds at most 10^12 us (the trace reader's kMaxNodeDurationMicros); past it the rounding would
+      // overflow.
+      if (!(dur->get<double>() <= static_cast<double>(limits::kMaxNodeDurationMicros)))
+        throw Error(path_, fmt::format("traceEvents[{}].dur", i),
+                    fmt::format("is {} us; must be at most 10^12 us (kMaxNodeDurationMicros)", dur->dump()));
       if (ts == e.end() || !ts->is_number())
         throw Error(path_, fmt::format("traceEvents[{}].ts", i), "missing or not a number");
       const Event ev{&e, ts->get<double>(), static_cast<uint64_t>(dur->get<double>() + 0.5)};
-      const std::string cat = e.value("cat", "");
+      const std::string cat = text(e, i, "cat");
+      const std::string name = text(e, i, "name");  // checked here: attach_kernels() reads it again
       if (is_gpu(cat)) {
         gpu_.push_back(ev);
       } else if (cat.empty() || cat == "cpu_op" || cat == "user_annotation" || cat == "Operator") {
         if (const auto rf = int_arg(e, "Record function id"))
           by_rf_[static_cast<uint64_t>(*rf)] = ev;
-        by_name_[e.value("name", "")].push_back(ev);
+        by_name_[name].push_back(ev);
       }
     }
     for (auto& [name, list] : by_name_)

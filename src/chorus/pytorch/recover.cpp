@@ -9,9 +9,49 @@
 #include <nlohmann/json.hpp>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
+#include "chorus/core/units.hpp"
 
 namespace chorus::pytorch {
 namespace {
+
+// Whether `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+bool valid_utf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    size_t len = 0;
+    uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + len > text.size())
+      return false;
+    for (size_t k = 1; k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(text[i + k]);
+      if ((cc & 0xC0) != 0x80)
+        return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+      return false;
+    i += len;
+  }
+  return true;
+}
 
 bool is_marker(const std::string& name) {  // "[pytorch|profiler|execution_graph|thread]" and the like
   return name.rfind("[pytorch|profiler|", 0) == 0;
@@ -200,7 +240,11 @@ class Recovery {
       if (k_->cpu_us[v])
         return k_->cpu_us[v];
     }
-    return t_.nodes[v].dur_us;
+    const auto& dur = t_.nodes[v].dur_us;
+    if (dur && *dur > limits::kMaxNodeDurationMicros)  // what chorus sim would refuse in the written trace
+      throw Error(t_.path, at(v),
+                  fmt::format("dur: is {} us; must be at most 10^12 us (kMaxNodeDurationMicros)", *dur));
+    return dur;
   }
 
   uint64_t duration(uint32_t v) {
@@ -255,6 +299,8 @@ class Recovery {
     chakra::TraceNode n;
     n.id = r_.trace.nodes.size();
     n.name = t_.name_of(t_.nodes[v]);
+    if (!valid_utf8(n.name))  // a Chakra string field must be UTF-8 (protobuf would write it and log an error)
+      throw Error(t_.path, at(v), "name is not valid UTF-8");
     n.type = type;
     const auto chain = chain_.find(t_.nodes[v].tid);
     if (chain != chain_.end())
@@ -308,6 +354,10 @@ class Recovery {
     c.et_node = node.id;
     c.kind = op.kind;
     c.bytes = comm_bytes(t_, node, op);
+    if (c.bytes > static_cast<uint64_t>(kMaxSizeBytes))  // the trace reader's limit on comm_size
+      throw Error(t_.path, at(v),
+                  fmt::format("tensor of {} bytes; a collective moves at most {} (1 PiB)",
+                              c.bytes == UINT64_MAX ? "more than 2^64" : fmt::format("{}", c.bytes), kMaxSizeBytes));
     std::vector<uint64_t> deps;
     for (uint32_t i = 0; i < node.tensor_count; ++i) {
       const auto it = pending_.find(t_.tensors[node.first_tensor + i].storage);
@@ -328,9 +378,17 @@ class Recovery {
     } else {
       const EtNode& described = t_.nodes[with_group_attrs(v)];
       c.ranks = group_ranks(t_, described, world_);
+      if (!c.ranks.empty() && std::find(c.ranks.begin(), c.ranks.end(), int64_t{rank_}) == c.ranks.end()) {
+        const CommAttrs* a = described.comm ? &t_.comms[*described.comm] : nullptr;
+        throw Error(
+            t_.path, at(v),
+            fmt::format("process group '{}' does not hold this rank ({})", a != nullptr ? a->pg_name : "", rank_));
+      }
       if (!c.ranks.empty()) {
         const CommAttrs* a = described.comm ? &t_.comms[*described.comm] : nullptr;
         c.pg_name = group_name(c.ranks, a != nullptr ? a->pg_name : "");
+        if (!valid_utf8(c.pg_name))
+          throw Error(t_.path, at(v), "pg_name is not valid UTF-8");
         groups_.emplace(c.pg_name, c.ranks);
       }
       n = &add(v, chakra::NodeType::CommColl, std::move(deps));

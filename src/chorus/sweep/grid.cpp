@@ -69,6 +69,8 @@ std::vector<GridAxis> read_axes(const std::string& path, const YAML::Node& root,
     }
     if (axis.option == "--json")
       throw Error(path, key, "--json is always on: the sweep reads the job's JSON");
+    if (axis.option == "--help" || axis.option == "--version" || axis.option == "--help-all")
+      throw Error(path, key, "not a swept option (it prints text instead of running the job)");
     for (const GridAxis& other : axes) {
       if (other.option == axis.option)
         throw Error(path, key, "the same option twice");
@@ -104,6 +106,9 @@ Grid load_grid(const std::string& path, const JobCatalogue& catalogue) {
   for (const std::string& arg : grid.args) {
     if (arg == "--json")
       throw Error(path, "args", "--json is always on: the sweep reads the job's JSON");
+    if (arg == "--help" || arg == "-h" || arg == "--version" || arg == "--help-all")
+      throw Error(path, "args",
+                  fmt::format("{}: not an option of a swept job (it prints text instead of running it)", arg));
   }
   return grid;
 }

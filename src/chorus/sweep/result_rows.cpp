@@ -143,11 +143,15 @@ ExistingRows read_existing_rows(const std::string& path, const Grid& grid, bool 
     return {};
   if (std::filesystem::is_directory(path))
     throw Error(path, Argument{"out"}, "is a directory");
+  if (!std::filesystem::is_regular_file(path))  // a device such as /dev/zero would be read without end
+    throw Error(path, Argument{"out"}, "not a regular file");
   const std::vector<std::string> lines = complete_lines(path);
   return jsonl ? read_jsonl(path, grid, lines) : read_csv(path, grid, lines);
 }
 
 std::optional<std::vector<std::string>> read_csv_header(const std::string& path, const Grid& grid) {
+  if (std::filesystem::exists(path) && !std::filesystem::is_regular_file(path))
+    throw Error(path, Argument{"out"}, "not a regular file");
   std::ifstream in(path, std::ios::binary);
   std::string line;
   if (!std::getline(in, line) || in.eof())

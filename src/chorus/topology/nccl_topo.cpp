@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -376,6 +377,12 @@ Topology parse_nccl_topology(std::string_view text, const std::string& file) {
   const pugi::xml_node system = doc.child("system");
   if (!system)
     r.fail("system", "missing; an NCCL topology file has one <system> element at the top");
+  // An NCCL dump describes one node: a few CPU sockets (NUMA domains), each joined to every other. Thousands of
+  // <cpu> elements would build millions of inter-CPU links (and minutes of max-flow).
+  constexpr size_t kMaxCpus = 64;
+  const auto cpus = static_cast<size_t>(std::distance(system.children("cpu").begin(), system.children("cpu").end()));
+  if (cpus > kMaxCpus)
+    r.fail("system", fmt::format("{} <cpu> elements; an NCCL dump describes one node (at most {})", cpus, kMaxCpus));
   size_t index = 0;
   for (const pugi::xml_node& cpu : system.children("cpu"))
     r.read_cpu(cpu, index++);

@@ -95,8 +95,13 @@ void add_mark(chakra::TraceNode& t, FusedOp op, uint32_t tiles) {
 }  // namespace
 
 FusePassResult fuse_workload(const std::string& workload, const std::string& out, const FusePassOptions& options) {
-  if (options.tiles == 0)
-    throw Error("", Argument{"tiles"}, "is 0; a fused operator needs at least one tile");
+  if (options.tiles == 0 || options.tiles > 1'000'000)  // the runtime's limit on fused_tiles (fusion_marks.cpp)
+    throw Error("", Argument{"tiles"}, fmt::format("is {}; must be 1 to 1000000", options.tiles));
+  // A symmetric workload's class.<k>.et are not rank files: fusing them as such would write a smaller workload
+  // without its classes.json.
+  if (std::filesystem::is_directory(workload) &&
+      std::filesystem::exists(std::filesystem::path(workload) / "classes.json"))
+    throw Error(workload, Argument{"workload"}, "a symmetric workload (classes.json) cannot be fused");
   const std::vector<std::string> files = find_rank_files(workload);
   std::vector<chakra::ChakraTrace> traces;
   traces.reserve(files.size());

@@ -160,6 +160,8 @@ std::map<std::string, GroupReplicas> read_groups(const Reader& in, GroupTable& t
     throw Error(in.path(), "groups", "must be an object {\"<pg_name>\": {\"npus\": [...], \"replicas\": {...}}}");
   for (const auto& [name, g] : it->items()) {
     const std::string at = fmt::format("groups.{}", name);
+    if (name.empty() || name == "0")  // docs/workload.md: group "" / "0" is every NPU, as in every workload
+      throw Error(in.path(), at, "group 0 / \"\" is every NPU and cannot be redefined");
     if (!g.is_object())
       throw Error(in.path(), at, "must be an object {\"npus\": [...], \"replicas\": {\"count\", \"stride\"}}");
     const nlohmann::json& list = in.member(g, "npus", at + ".npus", nlohmann::json::value_t::array);
@@ -376,6 +378,9 @@ Workload load_symmetric_workload(const std::string& workload) {
 std::string write_symmetric_workload(const std::string& directory, uint32_t npus, const std::vector<RankClass>& classes,
                                      const std::vector<chakra::ChakraTrace>& traces,
                                      const std::vector<SymmetricGroup>& groups, bool gzip) {
+  if (npus > kMaxSymmetricNpus)  // what the reader would refuse is not written
+    throw Error("", Argument{"symmetric"},
+                fmt::format("{} NPUs; a symmetric workload holds at most {}", npus, kMaxSymmetricNpus));
   std::error_code ec;
   fs::create_directories(directory, ec);
   if (ec)
