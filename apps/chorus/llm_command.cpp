@@ -71,6 +71,8 @@ struct InferOptions {
   std::string datatype;
   double max_tpot_ms = 0;  // given: search the serving configurations for this latency target
   bool max_tpot_given = false;
+  double max_ttft_ms = 0;  // given: the same search for a time-to-first-token target (both: both met)
+  bool max_ttft_given = false;
   bool json = false;
 };
 
@@ -306,17 +308,32 @@ void run_infer(const InferOptions& o) {
     throw Error("--tp", "", fmt::format("is {}; must be >= 1", o.tp));
   if (o.max_tpot_given && !(o.max_tpot_ms > 0))
     throw Error("--max-tpot-ms", fmt::format("{}", o.max_tpot_ms), "must be > 0");
+  if (o.max_ttft_given && !(o.max_ttft_ms > 0))
+    throw Error("--max-ttft-ms", fmt::format("{}", o.max_ttft_ms), "must be > 0");
   c.tp = o.tp_given ? o.tp : std::min(c.gpus, sys.networks[0].size);
   c.pp_net = static_cast<int8_t>(sys.networks.size() > 1 ? 1 : 0);
   c.ep_net = static_cast<int8_t>(c.gpus <= sys.networks[0].size ? 0 : c.pp_net);
   int64_t tried = 0;
   int64_t feasible = 0;
-  if (o.max_tpot_given) {
-    const llm::ServingChoice choice = llm::search_serving(app, sys, c, o.max_tpot_ms * 1e-3);
+  const std::string targets_text =
+      o.max_tpot_given && o.max_ttft_given
+          ? fmt::format("{} ms per output token and {} ms to the first token", o.max_tpot_ms, o.max_ttft_ms)
+      : o.max_tpot_given ? fmt::format("{} ms per output token", o.max_tpot_ms)
+                         : fmt::format("{} ms to the first token", o.max_ttft_ms);
+  if (o.max_tpot_given || o.max_ttft_given) {
+    const llm::LatencyTargets targets{o.max_tpot_given ? o.max_tpot_ms * 1e-3 : 0,
+                                      o.max_ttft_given ? o.max_ttft_ms * 1e-3 : 0};
+    const llm::ServingChoice choice = llm::search_serving(app, sys, c, targets);
     tried = choice.evaluated;
     feasible = choice.feasible;
     if (!choice.found) {
-      throw Error("--max-tpot-ms", fmt::format("{}", o.max_tpot_ms),
+      const bool both = o.max_tpot_given && o.max_ttft_given;
+      throw Error(both               ? "--max-tpot-ms/--max-ttft-ms"
+                  : o.max_tpot_given ? "--max-tpot-ms"
+                                     : "--max-ttft-ms",
+                  both               ? fmt::format("{}/{}", o.max_tpot_ms, o.max_ttft_ms)
+                  : o.max_tpot_given ? fmt::format("{}", o.max_tpot_ms)
+                                     : fmt::format("{}", o.max_ttft_ms),
                   fmt::format("no configuration of {} GPUs meets it ({} tried)", c.gpus, choice.evaluated));
     }
     c = choice.config;
@@ -344,14 +361,17 @@ void run_infer(const InferOptions& o) {
                    {"output", c.output},
                    {"batch", c.batch},
                    {"datatype", sys.datatypes.at(static_cast<size_t>(c.datatype))}};
-    if (tried > 0)
-      j["search"] = {{"max_tpot_ms", o.max_tpot_ms}, {"tried", tried}, {"feasible", feasible}};
+    if (tried > 0) {
+      j["search"] = {{"max_tpot_ms", o.max_tpot_given ? nlohmann::json(o.max_tpot_ms) : nlohmann::json(nullptr)},
+                     {"max_ttft_ms", o.max_ttft_given ? nlohmann::json(o.max_ttft_ms) : nlohmann::json(nullptr)},
+                     {"tried", tried},
+                     {"feasible", feasible}};
+    }
     fmt::print("{}\n", j.dump(2));
     return;
   }
   if (tried > 0) {
-    fmt::print("{} configurations tried, {} fit and meet {} ms per output token; the best:\n", tried, feasible,
-               o.max_tpot_ms);
+    fmt::print("{} configurations tried, {} fit and meet {}; the best:\n", tried, feasible, targets_text);
   }
   fmt::print("serving: {} GPUs as tp{} pp{} dp{} ep{}, batch {}, prompt {}, output {}, {}\n", c.gpus, c.tp, c.pp,
              c.gpus / (c.tp * c.pp), c.ep, c.batch, c.prompt, c.output,
@@ -512,6 +532,13 @@ void register_llm_command(CLI::App& app) {
         infer_opts->max_tpot_given = true;
       },
       "search TP, PP, EP and batch sizes up to --batch for the best throughput at this time per token");
+  infer->add_option_function<double>(
+      "--max-ttft-ms",
+      [infer_opts](const double& ms) {
+        infer_opts->max_ttft_ms = ms;
+        infer_opts->max_ttft_given = true;
+      },
+      "the same search for a time-to-first-token target (the batch's prefill); with --max-tpot-ms, both are met");
   infer->add_flag("--json", infer_opts->json, "print ttft_ms, tpot_ms, tokens_per_s and the memory as JSON");
   infer->callback([infer_opts] { run_infer(*infer_opts); });
 

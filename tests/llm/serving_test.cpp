@@ -118,6 +118,23 @@ TEST(LlmInfer, BadConfigurationsNameTheArgument) {
   expect_option(c, "tp");
 }
 
+TEST(LlmInferCli, TimeToFirstTokenTarget) {
+  const std::string base = "llm infer --model " + testing::preset("llama3-70b.json") +
+                           " --system h100-80gb --gpus 8 --prompt 2048 --output 256 --batch 256";
+  auto r = testing::run_chorus(base + " --max-ttft-ms 2000 --json", "infer_ttft");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_LE(j.at("ttft_ms").get<double>(), 2000);
+  EXPECT_EQ(j.at("search").at("max_ttft_ms").get<double>(), 2000);
+  EXPECT_TRUE(j.at("search").at("max_tpot_ms").is_null());
+  r = testing::run_chorus(base + " --max-ttft-ms 0", "infer_ttft_zero");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "error: --max-ttft-ms: 0: must be > 0\n");
+  r = testing::run_chorus(base + " --max-ttft-ms 0.001", "infer_ttft_tiny");  // 1 us: no prefill is that fast
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--max-ttft-ms: 0.001: no configuration of 8 GPUs meets it"), std::string::npos) << r.err;
+}
+
 TEST(LlmInferCli, JsonKeysAndMemoryThatDoesNotFit) {
   const std::string base = "llm infer --model " + testing::preset("llama3-70b.json") +
                            " --system h100-80gb --gpus 8 --prompt 2048 --output 256";
@@ -230,9 +247,9 @@ TEST(LlmCalibrate, BadCsvNamesFileAndLine) {
 namespace chorus::llm {
 namespace {
 
-TEST(LlmInferSearch, BestThroughputUnderTheLatencyTarget) {
-  // Every candidate is checked by brute force here: the search's answer meets the target and no configuration the
-  // search may try (TP x PP splits of 8 GPUs, batches 1, 2, 4, ..., 64) beats it while meeting the target.
+// Every candidate is checked by brute force: the search's answer meets the targets and no configuration the search
+// may try (TP x PP splits of 8 GPUs, batches 1, 2, 4, ..., 64) beats it while meeting them.
+void expect_best_under(const LatencyTargets& targets) {
   const System sys = resolve_system("h100-80gb");
   const Application app = read_application(testing::preset("mixtral-8x7b.json"));
   ServingConfig base;
@@ -241,10 +258,13 @@ TEST(LlmInferSearch, BestThroughputUnderTheLatencyTarget) {
   base.output = 128;
   base.batch = 64;
   base.datatype = sys.datatype_index("bfloat16");
-  const double target = 0.02;
-  const ServingChoice best = search_serving(app, sys, base, target);
+  const ServingChoice best = search_serving(app, sys, base, targets);
   ASSERT_TRUE(best.found);
-  EXPECT_LE(best.result.tpot_s, target);
+  auto meets = [&](const InferenceResult& r) {
+    return (targets.max_tpot_s == 0 || r.tpot_s <= targets.max_tpot_s) &&
+           (targets.max_ttft_s == 0 || r.ttft_s <= targets.max_ttft_s);
+  };
+  EXPECT_TRUE(meets(best.result));
   int64_t feasible = 0;
   for (int64_t tp : {1, 2, 4, 8}) {
     for (int64_t pp = 1; pp * tp <= 8; pp *= 2) {
@@ -259,7 +279,7 @@ TEST(LlmInferSearch, BestThroughputUnderTheLatencyTarget) {
           c.ep_net = static_cast<int8_t>(tp * ep <= 8 ? 0 : 1);
           try {
             const InferenceResult r = evaluate_inference(app, sys, c);
-            if (r.tpot_s <= target) {
+            if (meets(r)) {
               ++feasible;
               EXPECT_LE(r.tokens_per_s, best.result.tokens_per_s);
             }
@@ -270,6 +290,15 @@ TEST(LlmInferSearch, BestThroughputUnderTheLatencyTarget) {
     }
   }
   EXPECT_EQ(feasible, best.feasible);
+}
+
+TEST(LlmInferSearch, BestThroughputUnderTheLatencyTarget) {
+  expect_best_under({0.02, 0});
+}
+
+TEST(LlmInferSearch, BestThroughputUnderATimeToFirstTokenTarget) {
+  expect_best_under({0, 0.2});
+  expect_best_under({0.02, 0.2});  // both met
 }
 
 }  // namespace

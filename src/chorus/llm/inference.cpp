@@ -221,7 +221,8 @@ InferenceResult evaluate_inference(const Application& app, const System& sys, co
   return r;
 }
 
-ServingChoice search_serving(const Application& app, const System& sys, const ServingConfig& base, double max_tpot_s) {
+ServingChoice search_serving(const Application& app, const System& sys, const ServingConfig& base,
+                             const LatencyTargets& targets) {
   ServingChoice best;
   std::vector<int64_t> batches;
   for (int64_t b = 1; b < base.batch; b *= 2)
@@ -252,7 +253,8 @@ ServingChoice search_serving(const Application& app, const System& sys, const Se
           } catch (const Error&) {
             continue;  // does not divide, or does not fit: not a candidate
           }
-          if (r.tpot_s > max_tpot_s)
+          if ((targets.max_tpot_s > 0 && r.tpot_s > targets.max_tpot_s) ||
+              (targets.max_ttft_s > 0 && r.ttft_s > targets.max_ttft_s))
             continue;
           ++best.feasible;
           if (!best.found || r.tokens_per_s > best.result.tokens_per_s) {

@@ -63,8 +63,15 @@ struct ServingChoice {
   bool found = false;
 };
 
+// Serving latency targets, seconds; 0 leaves one out.
+struct LatencyTargets {
+  double max_tpot_s = 0;  // time per output token
+  double max_ttft_s = 0;  // time to first token (the batch's prefill)
+};
+
 // The highest-throughput split of `base.gpus` GPUs (TP within one scale-up domain, PP, EP over the replicas) and
-// batch (powers of two up to base.batch, and base.batch) whose time per output token is at most max_tpot_s.
-ServingChoice search_serving(const Application& app, const System& sys, const ServingConfig& base, double max_tpot_s);
+// batch (powers of two up to base.batch, and base.batch) that meets every given target.
+ServingChoice search_serving(const Application& app, const System& sys, const ServingConfig& base,
+                             const LatencyTargets& targets);
 
 }  // namespace chorus::llm
