@@ -1,7 +1,8 @@
-// Plugins (src/chorus/plugin): ns-3, MPI and GLPK are loaded only by the jobs that need them. The chorus program
-// links none of them (its NEEDED entries); `--version`, `collective`, `bound`, `llm run` and `llm search` outside
-// mpirun map none of them (LD_DEBUG=libs); the packet model and the exact All-to-All bound load their plugin and
-// give the same numbers as before the split; a missing plugin is one chorus::Error naming its file.
+// Plugins (src/chorus/plugin): ns-3, MPI, GLPK and protobuf are loaded only by the jobs that need them. The chorus
+// program links none of them (its NEEDED entries); `--version`, `collective`, `bound`, `llm run` and `llm search`
+// outside mpirun map none of them (LD_DEBUG=libs); the packet model, the exact All-to-All bound and Chakra traces
+// load their plugin and give the same numbers as before the split; a missing plugin is one chorus::Error naming its
+// file.
 #include <gtest/gtest.h>
 
 #include <stdio.h>
@@ -60,7 +61,7 @@ bool mentions(const std::string& text, const std::string& what) {
 
 void expect_no_plugin(const std::string& loaded, const std::string& what) {
   EXPECT_TRUE(mentions(loaded, "libstdc++")) << what << ": LD_DEBUG shows nothing:\n" << loaded;
-  for (const char* library : {"libns3", "libmpi", "libglpk", "libchorus_"})
+  for (const char* library : {"libns3", "libmpi", "libglpk", "libprotobuf", "libchorus_"})
     EXPECT_FALSE(mentions(loaded, library)) << what << " loaded " << library << ":\n" << loaded;
 }
 
@@ -74,7 +75,7 @@ TEST(Plugins, TheProgramLinksNeitherNs3NorMpiNorGlpk) {
   if (r.status != 0)
     GTEST_SKIP() << "no readelf";
   ASSERT_TRUE(mentions(r.out, "(NEEDED)")) << r.out;
-  for (const char* library : {"libns3", "libmpi", "libglpk", "libchorus_"})
+  for (const char* library : {"libns3", "libmpi", "libglpk", "libprotobuf", "libchorus_"})
     EXPECT_FALSE(mentions(r.out, library)) << r.out;
 }
 
@@ -129,6 +130,22 @@ TEST(Plugins, ExactAllToAllBoundLoadsGlpkAndKeepsItsValue) {
   EXPECT_TRUE(mentions(r.out, "\"bound_kind\":\"flow (exact)\"")) << r.out;
   EXPECT_TRUE(mentions(r.out, "\"flow_exact\":true")) << r.out;
   EXPECT_TRUE(mentions(r.out, "\"bound_ns\":312499.999,")) << r.out;
+}
+
+// Chakra traces (protobuf) through their plugin: generate writes them, sim reads them, as before.
+TEST(Plugins, ChakraTracesLoadProtobufThroughTheirPlugin) {
+  const std::string dir = ::testing::TempDir() + "chorus_plugin_chakra";
+  const std::vector<std::string> generate = {"generate", "microbench", "--collective", "all_reduce", "--npus",
+                                             "8",        "--size",     "1MiB",         "--out",      dir};
+  const std::string loaded = libraries_loaded(generate);
+  EXPECT_TRUE(mentions(loaded, "libchorus_chakra.so")) << loaded;
+  EXPECT_TRUE(mentions(loaded, "libprotobuf")) << loaded;
+  const std::string reference = std::string(CHORUS_REFERENCE_DIR) + "/astra-sim-inputs/";
+  const ShellRun r = shell(chorus_command({"sim", "--workload", dir, "--network", reference + "network/Ring_8.yml",
+                                           "--system", reference + "system/ring_1d.json", "--json"}) +
+                           " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(mentions(r.out, "\"duration_ns\":64440.0,")) << r.out;  // as ASTRA-sim (README)
 }
 
 TEST(PluginLoader, AMissingPluginIsOneErrorNamingItsFile) {
