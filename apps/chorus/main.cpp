@@ -69,7 +69,7 @@ constexpr Subcommand kSubcommands[] = {
 };
 
 // Only what this command line can reach is built (a subcommand's options, help texts and the tables behind them):
-// `chorus NAME ...` registers NAME alone and `chorus --version` none; anything else (no subcommand, --help,
+// `chorus NAME ...` registers NAME alone and `chorus --version ...` none; anything else (no subcommand, --help,
 // --generate, a mistyped name, `sweep`) registers all, so listings and suggestions see every subcommand.
 void register_subcommands(CLI::App& app, int argc, char** argv) {
   if (argc >= 2) {
@@ -90,6 +90,10 @@ void register_subcommands(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string_view(argv[1]) == "--version") {  // what scripts ask most: no CLI to build
+    std::cout << chorus::cli::version_line() << "\n";
+    return 0;
+  }
   CLI::App app{"chorus: simulate, bound and design collective communication for distributed ML platforms"};
   app.require_subcommand(1);
   chorus::cli::register_cli_docs(app);  // --version, hidden --generate man|bash-completion
