@@ -42,6 +42,7 @@ report() {  # label, command...
 }
 
 echo "chorus: $chorus ($(uname -m), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+report "/bin/true (a process, for scale)" /bin/true
 report "chorus --version" "$chorus" --version
 report "chorus collective ring:256" "$chorus" "${collective[@]}"
 report "python3 -c pass (the interpreter)" "$python" -c pass
