@@ -67,6 +67,9 @@ class CMakeBuild(build_ext):
         built = next((build_dir / "python" / "chorus").glob("_chorus*.so"))
         target_dir.mkdir(parents=True, exist_ok=True)
         self.copy_file(str(built), str(target_dir / built.name))
+        # The plugins (ns-3's packet model, MPI, GLPK; built with the module), loaded from beside _chorus*.so.
+        for plugin in build_dir.glob("libchorus_*.so"):
+            self.copy_file(str(plugin), str(target_dir / plugin.name))
 
 
 check_wheel_support()

@@ -1,5 +1,6 @@
-# Install rules and package config: `cmake --install build --prefix P` puts bin/chorus, lib/libchorus.a, the public
-# headers, the man page, the bash completion and lib/cmake/chorus (find_package(chorus) -> chorus::chorus) under P.
+# Install rules and package config: `cmake --install build --prefix P` puts bin/chorus, lib/libchorus.a, the plugins
+# (lib/chorus/libchorus_*.so, installed by chorus_add_plugin in CMakeLists.txt), the public headers, the man page,
+# the bash completion and lib/cmake/chorus (find_package(chorus) -> chorus::chorus) under P.
 include(CMakePackageConfigHelpers)
 
 install(TARGETS chorus RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

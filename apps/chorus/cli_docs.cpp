@@ -130,8 +130,12 @@ void write_bash_completion(std::ostream& out, const CLI::App& app) {
 
 }  // namespace
 
+std::string version_line() {
+  return std::string("chorus ") + CHORUS_VERSION;
+}
+
 void register_cli_docs(CLI::App& app) {
-  app.set_version_flag("--version", std::string("chorus ") + CHORUS_VERSION);
+  app.set_version_flag("--version", version_line());
   // Runs during parsing, after every subcommand is registered; CLI::Success ends the run with status 0.
   app.add_option_function<std::string>(
          "--generate",

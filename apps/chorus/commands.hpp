@@ -2,9 +2,14 @@
 // its callback runs the job and throws chorus::Error on bad input (main() turns that into exit status 2).
 #pragma once
 
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 namespace chorus::cli {
+
+// "chorus <version>": what --version prints (cli_docs.cpp).
+std::string version_line();
 
 void register_collective_command(CLI::App& app);
 void register_bound_command(CLI::App& app);

@@ -77,26 +77,60 @@ int check_stdout() {
   return 0;
 }
 
+struct Subcommand {
+  std::string_view name;
+  void (*add)(CLI::App&);
+  bool needs_all = false;  // runs the other subcommands (sweep's jobs)
+};
+
+// Every subcommand, in the order `chorus` and --help list them.
+constexpr Subcommand kSubcommands[] = {
+    {"collective", chorus::cli::register_collective_command},
+    {"bound", chorus::cli::register_bound_command},
+    {"llm", chorus::cli::register_llm_command},
+    {"netopt", chorus::cli::register_netopt_command},
+    {"sim", chorus::cli::register_sim_command},
+    {"generate", chorus::cli::register_generate_command},
+    {"convert", chorus::cli::register_convert_command},
+    {"synth", chorus::cli::register_synth_command},
+    {"hlo", chorus::cli::register_hlo_command},
+    {"sweep", chorus::cli::register_sweep_command, true},
+    {"fused", chorus::cli::register_fused_command},
+    {"fuse", chorus::cli::register_fuse_command},
+    {"import", chorus::cli::register_import_command},
+    {"machines", chorus::cli::register_machines_command},
+};
+
+// Only what this command line can reach is built (a subcommand's options, help texts and the tables behind them):
+// `chorus NAME ...` registers NAME alone and `chorus --version ...` none; anything else (no subcommand, --help,
+// --generate, a mistyped name, `sweep`) registers all, so listings and suggestions see every subcommand.
+void register_subcommands(CLI::App& app, int argc, char** argv) {
+  if (argc >= 2) {
+    const std::string_view first = argv[1];
+    for (const Subcommand& sub : kSubcommands) {
+      if (first == sub.name && !sub.needs_all) {
+        sub.add(app);
+        return;
+      }
+    }
+    if (argc == 2 && first == "--version")
+      return;
+  }
+  for (const Subcommand& sub : kSubcommands)
+    sub.add(app);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string_view(argv[1]) == "--version") {  // what scripts ask most: no CLI to build
+    std::cout << chorus::cli::version_line() << "\n";
+    return 0;
+  }
   CLI::App app{"chorus: simulate, bound and design collective communication for distributed ML platforms"};
   app.require_subcommand(1);
   chorus::cli::register_cli_docs(app);  // --version, hidden --generate man|bash-completion
-  chorus::cli::register_collective_command(app);
-  chorus::cli::register_bound_command(app);
-  chorus::cli::register_llm_command(app);
-  chorus::cli::register_netopt_command(app);
-  chorus::cli::register_sim_command(app);
-  chorus::cli::register_generate_command(app);
-  chorus::cli::register_convert_command(app);
-  chorus::cli::register_synth_command(app);
-  chorus::cli::register_hlo_command(app);
-  chorus::cli::register_sweep_command(app);
-  chorus::cli::register_fused_command(app);
-  chorus::cli::register_fuse_command(app);
-  chorus::cli::register_import_command(app);
-  chorus::cli::register_machines_command(app);
+  register_subcommands(app, argc, argv);
   refuse_empty_paths(app);
   try {
     if (const int status = chorus::cli::parse_command_line(app, argc, argv); status != 0)

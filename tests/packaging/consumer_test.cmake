@@ -1,5 +1,6 @@
-# CTest driver (cmake -P): installs the current build to a temporary prefix, builds tests/packaging/consumer
-# against it with find_package(chorus), runs it and checks the ring All-Gather time it prints.
+# CTest driver (cmake -P): installs the current build to a temporary prefix, checks that the installed program loads
+# its installed plugins, builds tests/packaging/consumer against it with find_package(chorus), runs it and checks
+# the ring All-Gather time it prints.
 # Inputs: -DCHORUS_BUILD_DIR=... -DCONSUMER_SOURCE_DIR=... -DWORK_DIR=... [-DGENERATOR=...] [-DLAUNCHER=...]
 cmake_minimum_required(VERSION 3.22)
 
@@ -21,6 +22,18 @@ foreach(installed bin/chorus lib/libchorus.a include/chorus/core/error.hpp inclu
     message(FATAL_ERROR "install is missing ${installed}")
   endif()
 endforeach()
+# The plugins (src/chorus/plugin): the installed program loads its own, not the build tree's.
+file(GLOB plugins "${prefix}/lib*/chorus/libchorus_glpk.so")
+if(NOT plugins)
+  message(FATAL_ERROR "install is missing the GLPK plugin lib/chorus/libchorus_glpk.so")
+endif()
+file(REAL_PATH "${plugins}" glpk_plugin)
+run_step(${CMAKE_COMMAND} -E env LD_DEBUG=libs "${prefix}/bin/chorus" synth --topology ring:4 --bandwidth 50GB/s
+         --latency 1us --collective all_to_all --size 1MiB --json)
+string(FIND "${step_output}" "calling init: ${glpk_plugin}" found)
+if(found EQUAL -1)
+  message(FATAL_ERROR "the installed chorus did not load ${glpk_plugin}:\n${step_output}")
+endif()
 file(GLOB_RECURSE private_headers "${prefix}/include/*.pb.h")
 if(private_headers)
   message(FATAL_ERROR "the generated Chakra protobuf header must stay private: ${private_headers}")

@@ -1,4 +1,5 @@
 // Reading and writing Chakra ET files (see trace.hpp): length-delimited protobuf messages, optionally gzipped.
+// Built into the plugin libchorus_chakra.so with libprotobuf (chakra_plugin.hpp), not into the library.
 #include "chorus/chakra/trace.hpp"
 
 #include <zlib.h>
@@ -18,22 +19,6 @@
 #include "et_def.pb.h"
 
 namespace chorus::chakra {
-
-std::string to_string(NodeType type) {
-  static constexpr std::array<const char*, 8> names{"INVALID_NODE",   "METADATA_NODE", "MEM_LOAD_NODE",
-                                                    "MEM_STORE_NODE", "COMP_NODE",     "COMM_SEND_NODE",
-                                                    "COMM_RECV_NODE", "COMM_COLL_NODE"};
-  const auto i = static_cast<size_t>(type);
-  return i < names.size() ? names[i] : fmt::format("NODE_TYPE_{}", i);
-}
-
-std::string to_string(CommType type) {
-  static constexpr std::array<const char*, 10> names{
-      "ALL_REDUCE", "REDUCE",         "ALL_GATHER",           "GATHER", "SCATTER", "BROADCAST",
-      "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK", "BARRIER"};
-  const auto i = static_cast<size_t>(type);
-  return i < names.size() ? names[i] : fmt::format("COMM_TYPE_{}", i);
-}
 
 namespace {
 

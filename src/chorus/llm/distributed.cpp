@@ -1,22 +1,13 @@
-// MPI split of the search (see distributed.hpp).
+// MPI split of the search (see distributed.hpp), through the MPI plugin (mpi/mpi.hpp).
 #include "chorus/llm/distributed.hpp"
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 
-#ifdef CHORUS_HAVE_MPI
-#include <mpi.h>
-#endif
+#include "chorus/mpi/mpi.hpp"
 
 namespace chorus::llm {
 namespace {
-
-#ifdef CHORUS_HAVE_MPI
-bool launched_by_mpirun() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr ||
-         std::getenv("PMIX_RANK") != nullptr;
-}
 
 constexpr size_t kPacked = 29;
 
@@ -91,53 +82,42 @@ Candidate unpack(const int64_t* p, const IterationModel& model) {
   c.sample_rate = c.stats.sample_rate;
   return c;
 }
-#endif
 
 }  // namespace
 
 bool ProcessGroup::mpi_available() {
-#ifdef CHORUS_HAVE_MPI
-  return true;
-#else
-  return false;
-#endif
+  return mpi::built();
 }
 
 ProcessGroup::ProcessGroup() {
-#ifdef CHORUS_HAVE_MPI
-  if (!launched_by_mpirun())
+  if (!mpi::built() || !mpi::launched_by_mpirun())
     return;
-  MPI_Init(nullptr, nullptr);
+  const mpi::Functions& m = mpi::functions();
+  m.init();
   initialised_ = true;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
-#endif
+  rank_ = m.rank();
+  size_ = m.size();
 }
 
 ProcessGroup::~ProcessGroup() {
-#ifdef CHORUS_HAVE_MPI
   if (initialised_)
-    MPI_Finalize();
-#endif
+    mpi::functions().finalize();
 }
 
 void ProcessGroup::barrier() const {
-#ifdef CHORUS_HAVE_MPI
   if (initialised_)
-    MPI_Barrier(MPI_COMM_WORLD);
-#endif
+    mpi::functions().barrier();
 }
 
-SearchResult ProcessGroup::merge(const SearchResult& local, [[maybe_unused]] const IterationModel& model,
-                                 [[maybe_unused]] int top_n) const {
+SearchResult ProcessGroup::merge(const SearchResult& local, const IterationModel& model, int top_n) const {
   if (size_ == 1)
     return local;
-#ifdef CHORUS_HAVE_MPI
+  const mpi::Functions& m = mpi::functions();
   SearchResult merged = local;
   std::array<int64_t, 4> counts = {local.enumerated, local.evaluated, local.valid, local.pruned};
   std::array<int64_t, 4> sums{};
-  MPI_Reduce(counts.data(), sums.data(), 4, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-  MPI_Reduce(&local.seconds, &merged.seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  m.sum_to_root(counts.data(), sums.data(), 4);
+  m.max_to_root(&local.seconds, &merged.seconds, 1);
   // Every rank sends exactly top_n slots; unused ones carry ordinal -1.
   std::vector<int64_t> mine(static_cast<size_t>(top_n) * kPacked, -1);
   for (size_t i = 0; i < local.top.size() && i < static_cast<size_t>(top_n); ++i) {
@@ -145,8 +125,7 @@ SearchResult ProcessGroup::merge(const SearchResult& local, [[maybe_unused]] con
     std::copy(p.begin(), p.end(), mine.begin() + static_cast<std::ptrdiff_t>(i * kPacked));
   }
   std::vector<int64_t> all(rank_ == 0 ? mine.size() * static_cast<size_t>(size_) : 0);
-  MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, all.data(), static_cast<int>(mine.size()),
-             MPI_INT64_T, 0, MPI_COMM_WORLD);
+  m.gather_to_root(mine.data(), static_cast<int>(mine.size()), all.data());
   if (rank_ != 0)
     return local;
   merged.enumerated = sums[0];
@@ -163,9 +142,6 @@ SearchResult ProcessGroup::merge(const SearchResult& local, [[maybe_unused]] con
   }
   merge_top(merged.top, others, top_n);
   return merged;
-#else
-  return local;
-#endif
 }
 
 }  // namespace chorus::llm

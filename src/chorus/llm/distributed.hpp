@@ -1,5 +1,5 @@
-// Splitting `chorus llm search` over processes with MPI (optional: CMake option CHORUS_WITH_MPI, compiled in
-// only when an MPI library is found, code under CHORUS_HAVE_MPI).
+// Splitting `chorus llm search` over processes with MPI (optional: CMake option CHORUS_WITH_MPI, built only when
+// an MPI library is found, as the plugin libchorus_mpi.so loaded when launched by mpirun: mpi/mpi.hpp).
 //
 // Under mpirun each rank searches every size-th outer task (run_search's rank/ranks) and the ranks' results
 // are merged on rank 0: counts are summed, the slowest rank's time is kept, and the top lists are merged by
@@ -24,7 +24,7 @@ class ProcessGroup {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
-  static bool mpi_available();
+  static bool mpi_available();  // built with MPI (its plugin)
   void barrier() const;
   // On rank 0: the merged result. On other ranks: their own result, unchanged.
   SearchResult merge(const SearchResult& local, const IterationModel& model, int top_n) const;

@@ -1,13 +1,11 @@
-// MPI ranks of a sweep (see ranks.hpp).
+// MPI ranks of a sweep (see ranks.hpp), MPI itself through its plugin (mpi/mpi.hpp).
 #include "chorus/sweep/ranks.hpp"
 
 #include <cstdlib>
 #include <string>
 #include <utility>
 
-#ifdef CHORUS_HAVE_MPI
-#include <mpi.h>
-#endif
+#include "chorus/mpi/mpi.hpp"
 
 namespace chorus {
 
@@ -38,24 +36,19 @@ SweepRanks::SweepRanks() {
 }
 
 SweepRanks::~SweepRanks() {
-#ifdef CHORUS_HAVE_MPI
   if (initialised_)
-    MPI_Finalize();
-#endif
+    mpi::functions().finalize();
 }
 
 uint64_t SweepRanks::sum(uint64_t value) {
-#ifdef CHORUS_HAVE_MPI
-  if (size_ > 1) {
+  if (size_ > 1 && mpi::built()) {
+    const mpi::Functions& m = mpi::functions();
     if (!initialised_) {
-      MPI_Init(nullptr, nullptr);
+      m.init();
       initialised_ = true;
     }
-    auto local = static_cast<unsigned long long>(value), total = 0ULL;
-    MPI_Allreduce(&local, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    return total;
+    return m.sum_all(value);
   }
-#endif
   return value;
 }
 

@@ -1,6 +1,6 @@
 // The MPI ranks a sweep is spread over. The rank and the rank count come from the launcher's environment
-// (mpirun sets OMPI_COMM_WORLD_RANK / _SIZE, other launchers PMI_RANK / PMI_SIZE); MPI itself (optional: compiled
-// in under CHORUS_HAVE_MPI, as for `llm search`, see llm/distributed.hpp) is initialised only by sum(), after the
+// (mpirun sets OMPI_COMM_WORLD_RANK / _SIZE, other launchers PMI_RANK / PMI_SIZE); MPI itself (optional: the plugin
+// of mpi/mpi.hpp, as for `llm search`) is initialised only by sum(), after the
 // points have run: each point runs in a forked child, and forking an MPI process costs more (its threads, its
 // shared-memory mappings) and is not supported by every transport. Not launched by mpirun: one rank.
 //

@@ -1,33 +1,12 @@
-// The concurrent-flow LP on GLPK (see concurrent_flow_lp.hpp).
+// The concurrent-flow LP (see concurrent_flow_lp.hpp): the problem as plain arrays, solved by the GLPK plugin
+// (concurrent_flow_glpk.hpp), loaded on the first call.
 #include "chorus/synth/concurrent_flow_lp.hpp"
 
-#include <glpk.h>
-
-#include <algorithm>
-#include <cmath>
-#include <memory>
+#include "chorus/synth/concurrent_flow_glpk.hpp"
 
 namespace chorus {
 
 namespace {
-
-struct ProblemDeleter {
-  void operator()(glp_prob* p) const { glp_delete_prob(p); }
-};
-using Problem = std::unique_ptr<glp_prob, ProblemDeleter>;
-
-// GLPK's scaling and basis routines print to stdout; chorus's output is its own. glp_term_out is per thread: it is
-// switched off for the solve and restored after it.
-class QuietGlpk {
- public:
-  QuietGlpk() : previous_(glp_term_out(GLP_OFF)) {}
-  ~QuietGlpk() { glp_term_out(previous_); }
-  QuietGlpk(const QuietGlpk&) = delete;
-  QuietGlpk& operator=(const QuietGlpk&) = delete;
-
- private:
-  int previous_;
-};
 
 std::vector<uint32_t> sources_with_traffic(const SynthGraph& g, const std::vector<int64_t>& d) {
   const uint32_t n = g.member_count();
@@ -43,102 +22,6 @@ std::vector<uint32_t> sources_with_traffic(const SynthGraph& g, const std::vecto
   return out;
 }
 
-// Builds the LP in scaled units (demand / the largest demand, bandwidth / the largest bandwidth) so GLPK's
-// tolerances see numbers near 1. Columns: T (1), then f_s(e) for source index i at 2 + i * links + e. Rows: the
-// conservation row of (source index i, node v) at 1 + i * nodes + v, then one capacity row per link.
-class LpBuilder {
- public:
-  LpBuilder(const SynthGraph& g, const std::vector<int64_t>& d, const std::vector<uint32_t>& sources)
-      : g_(g), d_(d), sources_(sources) {
-    for (int64_t x : d)
-      d_max_ = std::max(d_max_, static_cast<double>(x));
-    for (uint32_t e = 0; e < g.link_count(); ++e)
-      c_max_ = std::max(c_max_, g.bandwidth(e).bytes_per_second());
-  }
-
-  Problem build() const {
-    Problem p(glp_create_prob());
-    const uint32_t nodes = g_.node_count(), links = g_.link_count(), n = g_.member_count();
-    const int rows = static_cast<int>(sources_.size() * nodes + links);
-    const int cols = static_cast<int>(1 + sources_.size() * links);
-    glp_set_obj_dir(p.get(), GLP_MIN);
-    glp_add_rows(p.get(), rows);
-    glp_add_cols(p.get(), cols);
-    glp_set_col_bnds(p.get(), 1, GLP_LO, 0, 0);
-    glp_set_obj_coef(p.get(), 1, 1);
-    for (int c = 2; c <= cols; ++c)
-      glp_set_col_bnds(p.get(), c, GLP_LO, 0, 0);
-    for (size_t i = 0; i < sources_.size(); ++i) {
-      const uint32_t s = sources_[i];
-      for (uint32_t v = 0; v < nodes; ++v) {
-        double supply = 0;
-        if (v == s) {
-          for (uint32_t t = 0; t < n; ++t)
-            supply += t == s ? 0 : static_cast<double>(d_[size_t{s} * n + t]) / d_max_;
-        } else if (v < n) {
-          supply = -static_cast<double>(d_[size_t{s} * n + v]) / d_max_;
-        }
-        glp_set_row_bnds(p.get(), row(i, v), GLP_FX, supply, supply);
-      }
-    }
-    for (uint32_t e = 0; e < links; ++e)
-      glp_set_row_bnds(p.get(), capacity_row(e), GLP_UP, 0, 0);
-    // Each flow column: +1 at its link's source node, -1 at its destination, +1 in the link's capacity row.
-    std::vector<int> ia{0}, ja{0};
-    std::vector<double> ar{0};
-    auto put = [&](int r, int c, double v) {
-      ia.push_back(r);
-      ja.push_back(c);
-      ar.push_back(v);
-    };
-    for (size_t i = 0; i < sources_.size(); ++i) {
-      for (uint32_t e = 0; e < links; ++e) {
-        const int c = column(i, e);
-        put(row(i, g_.src(e)), c, 1);
-        put(row(i, g_.dst(e)), c, -1);
-        put(capacity_row(e), c, 1);
-      }
-    }
-    for (uint32_t e = 0; e < links; ++e)
-      put(capacity_row(e), 1, -g_.bandwidth(e).bytes_per_second() / c_max_);
-    glp_load_matrix(p.get(), static_cast<int>(ia.size() - 1), ia.data(), ja.data(), ar.data());
-    return p;
-  }
-
-  LpConcurrentFlow read(glp_prob* p) const {
-    const uint32_t links = g_.link_count(), nodes = g_.node_count();
-    LpConcurrentFlow out;
-    out.load.assign(links, 0);
-    out.lengths.assign(links, 0);
-    std::vector<double> net(nodes);
-    for (size_t i = 0; i < sources_.size(); ++i) {
-      std::fill(net.begin(), net.end(), 0);
-      for (uint32_t e = 0; e < links; ++e) {
-        const double f = std::max(0.0, glp_get_col_prim(p, column(i, e))) * d_max_;
-        out.load[e] += f;
-        net[g_.src(e)] += f;
-        net[g_.dst(e)] -= f;
-      }
-      for (uint32_t v = 0; v < nodes; ++v)
-        out.residual = std::max(out.residual, std::fabs(net[v] - glp_get_row_lb(p, row(i, v)) * d_max_));
-    }
-    // A capacity row's multiplier in a minimization is <= 0: its negation is the link's length.
-    for (uint32_t e = 0; e < links; ++e)
-      out.lengths[e] = std::max(0.0, -glp_get_row_dual(p, capacity_row(e)));
-    return out;
-  }
-
- private:
-  int row(size_t i, uint32_t v) const { return static_cast<int>(1 + i * g_.node_count() + v); }
-  int capacity_row(uint32_t e) const { return static_cast<int>(1 + sources_.size() * g_.node_count() + e); }
-  int column(size_t i, uint32_t e) const { return static_cast<int>(2 + i * g_.link_count() + e); }
-
-  const SynthGraph& g_;
-  const std::vector<int64_t>& d_;
-  const std::vector<uint32_t>& sources_;
-  double d_max_ = 0, c_max_ = 0;
-};
-
 }  // namespace
 
 uint64_t concurrent_flow_lp_variables(const SynthGraph& graph, const std::vector<int64_t>& pair_bytes) {
@@ -151,20 +34,31 @@ std::optional<LpConcurrentFlow> solve_concurrent_flow_lp(const SynthGraph& graph
   const std::vector<uint32_t> sources = sources_with_traffic(graph, pair_bytes);
   if (sources.empty() || uint64_t{sources.size()} * graph.link_count() > max_variables)
     return std::nullopt;
-  const QuietGlpk quiet;
-  const LpBuilder builder(graph, pair_bytes, sources);
-  const Problem p = builder.build();
-  glp_smcp parm;
-  glp_init_smcp(&parm);
-  parm.msg_lev = GLP_MSG_OFF;
-  // Primal simplex from GLPK's standard basis, unscaled (the builder already scales): on an 8x8 torus 1.1 s, where
-  // GLPK's scaling and advanced basis took 2.8 s and its dual simplex 10 s.
-  if (glp_simplex(p.get(), &parm) != 0 || glp_get_status(p.get()) != GLP_OPT)
+  const uint32_t links = graph.link_count();
+  std::vector<uint32_t> src(links), dst(links);
+  std::vector<double> bandwidth(links);
+  for (uint32_t e = 0; e < links; ++e) {
+    src[e] = graph.src(e);
+    dst[e] = graph.dst(e);
+    bandwidth[e] = graph.bandwidth(e).bytes_per_second();
+  }
+  const GlpkFlowProblem problem{graph.node_count(),
+                                graph.member_count(),
+                                links,
+                                src.data(),
+                                dst.data(),
+                                bandwidth.data(),
+                                pair_bytes.data(),
+                                static_cast<uint32_t>(sources.size()),
+                                sources.data()};
+  LpConcurrentFlow out;
+  out.load.assign(links, 0);
+  out.lengths.assign(links, 0);
+  GlpkFlowSolution solution{out.load.data(), out.lengths.data(), 0};
+  if (!load_plugin<GlpkPlugin>(kGlpkPlugin).solve(problem, solution))
     return std::nullopt;
-  // The rational simplex from the floating-point optimum's basis: the optimum exactly (then rounded to doubles).
-  if (glp_exact(p.get(), &parm) != 0 || glp_get_status(p.get()) != GLP_OPT)
-    return std::nullopt;
-  return builder.read(p.get());
+  out.residual = solution.residual;
+  return out;
 }
 
 }  // namespace chorus

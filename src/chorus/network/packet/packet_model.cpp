@@ -1,10 +1,11 @@
-// The `packet` model behind the NetworkModel interface (see packet_model.hpp).
+// The `packet` model behind the NetworkModel interface (see packet_model.hpp); ns-3 is in its plugin
+// (packet_plugin.hpp).
 #include "chorus/network/packet/packet_model.hpp"
 
 #include <mutex>
 
 #include "chorus/core/error.hpp"
-#include "chorus/network/packet/packet_network.hpp"
+#include "chorus/network/packet/packet_plugin.hpp"
 #include "chorus/network/resource_routes.hpp"
 #include "chorus/topology/route_table.hpp"
 
@@ -19,12 +20,14 @@ class PacketModel final : public NetworkModel {
                        const NetworkRunOptions& options) const override {
     // As under flow, ASTRA-sim's whole-ns rounding (options.astra) does not apply: packets keep picoseconds.
     // ns-3's Simulator is one per process: one run at a time, from start to Simulator::Destroy.
+    // ns-3 itself is in the plugin, loaded on the first run.
+    const PacketPlugin& ns3 = load_plugin<PacketPlugin>(kPacketPlugin);
     const std::lock_guard<std::mutex> lock(mutex_);
     PacketRunResult r = [&] {
       if (options.routes != nullptr)
-        return simulate_packets(schedule, topology, *options.routes, options.packet);
+        return ns3.simulate(schedule, topology, *options.routes, options.packet);
       const RouteTable table(topology);
-      return simulate_packets(schedule, topology, PhysicalRoutes(schedule, table), options.packet);
+      return ns3.simulate(schedule, topology, PhysicalRoutes(schedule, table), options.packet);
     }();
     NetworkRunResult result{r.makespan, r.events, std::move(r.finish), std::nullopt};
     if (options.collect_link_stats)
