@@ -45,22 +45,54 @@ class CMakeExtension(Extension):
         super().__init__(name, sources=[])
 
 
+def cached_python(build_dir):
+    """The Python3_EXECUTABLE a CMake build directory was configured with, or None."""
+    cache = build_dir / "CMakeCache.txt"
+    if not cache.exists():
+        return None
+    match = re.search(r"^Python3_EXECUTABLE:[A-Z]*=(.*)$", cache.read_text(errors="replace"), re.MULTILINE)
+    return match.group(1).strip() if match else None
+
+
+def same_python(executable):
+    """Whether `executable` is a Python of this one's version (an extension built for it loads here)."""
+    try:
+        out = subprocess.run([executable, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return False
+    return out == str(sys.version_info[:2])
+
+
+def reusable_build_dir():
+    """The README's build/ (scripts/build.sh) when it was configured for a Python of this version: the library is
+    then not compiled a second time."""
+    build = ROOT / "build"
+    python = cached_python(build)
+    return build if python and same_python(python) else None
+
+
 class CMakeBuild(build_ext):
     """Configures the repository with CMake (no tests, no benchmarks) and builds only the module target."""
 
     def build_extension(self, ext):
         target_dir = Path(self.get_ext_fullpath(ext.name)).resolve().parent
-        # CHORUS_BUILD_DIR: reuse an existing CMake build directory (e.g. the developer's build/) instead of a
-        # fresh one under build_temp, so the library is not compiled twice.
-        build_dir = Path(os.environ.get("CHORUS_BUILD_DIR") or Path(self.build_temp) / "cmake").resolve()
+        # CHORUS_BUILD_DIR, else the README's build/ when it suits this Python: reuse an existing CMake build
+        # directory instead of a fresh one under build_temp, so the library is not compiled twice.
+        reused = os.environ.get("CHORUS_BUILD_DIR") or reusable_build_dir()
+        build_dir = Path(reused or Path(self.build_temp) / "cmake").resolve()
         build_dir.mkdir(parents=True, exist_ok=True)
         configure = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
                      "-DCHORUS_BUILD_PYTHON=ON", "-DCHORUS_BUILD_TESTS=OFF", "-DCHORUS_BUILD_BENCH=OFF",
                      "-DCHORUS_SIMGRID_CROSSCHECK=OFF", f"-DPython3_EXECUTABLE={sys.executable}"]
         if subprocess.run(["ninja", "--version"], capture_output=True).returncode == 0:
             configure += ["-G", "Ninja"]
-        if not (build_dir / "CMakeCache.txt").exists():  # a reused build directory keeps its own configuration
+        if not (build_dir / "CMakeCache.txt").exists():
             subprocess.run(configure, check=True)
+        else:  # a reused build directory keeps its own configuration; only the module is switched on
+            subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DCHORUS_BUILD_PYTHON=ON"], check=True,
+                           stdout=subprocess.DEVNULL)
+            print(f"chorus: reusing the CMake build in {build_dir}", flush=True)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
         subprocess.run(["cmake", "--build", str(build_dir), "--target", "chorus_python", "--parallel", jobs],
                        check=True)
