@@ -88,6 +88,12 @@ TEST(GenerateCliBadInput, InconsistentSizesAreOneLine) {
   expect_one_line_error(run_cli({"generate", "dlrm", "--nodes", "1", "--dim", "64", "--out", out.string()}),
                         "--bottom-mlp: ends at width 128, but the embedding dimension --dim is 64");
   expect_one_line_error(run_cli({"generate", "dlrm", "--tables", "0", "--out", out.string()}), "--tables: is 0");
+  // A value past the GPU limit alone is named alone (repro2 13); a product past it names both options.
+  expect_one_line_error(run_cli({"generate", "dlrm", "--gpus-per-node", "65537", "--out", out.string()}),
+                        "--gpus-per-node: is 65537; must be at most 65536 (kMaxGeneratedNpus)");
+  expect_one_line_error(
+      run_cli({"generate", "dlrm", "--nodes", "512", "--gpus-per-node", "256", "--out", out.string()}),
+      "--nodes/--gpus-per-node: 512 x 256 GPUs; must be 2 to 65536");
   expect_one_line_error(run_cli({"generate", "moe", "--experts", "60", "--ep", "8", "--out", out.string()}),
                         "--experts: is 60, not a multiple of --ep 8");
   expect_one_line_error(run_cli({"generate", "moe", "--top-k", "0", "--out", out.string()}), "--top-k: is 0");

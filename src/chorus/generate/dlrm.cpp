@@ -78,8 +78,15 @@ chakra::ChakraTrace rank_trace(const DlrmSpec& s) {
 void validate(const DlrmSpec& s) {
   if (s.nodes == 0 || s.gpus_per_node == 0)
     throw Error("", s.nodes == 0 ? Argument{"nodes"} : Argument{"gpus_per_node"}, "is 0; must be at least 1");
+  // A value past the limit alone is named alone; a product past it names both.
+  for (const auto& [keyword, value] :
+       {std::pair{Argument{"nodes"}, s.nodes}, std::pair{Argument{"gpus_per_node"}, s.gpus_per_node}}) {
+    if (value > limits::kMaxGeneratedNpus)
+      throw Error("", keyword,
+                  fmt::format("is {}; must be at most {} (kMaxGeneratedNpus)", value, limits::kMaxGeneratedNpus));
+  }
   if (uint64_t{s.nodes} * s.gpus_per_node < 2 || uint64_t{s.nodes} * s.gpus_per_node > limits::kMaxGeneratedNpus) {
-    throw Error("", Argument{"nodes"},
+    throw Error("", Argument{"nodes/gpus_per_node"},
                 fmt::format("{} x {} GPUs; must be 2 to {} (kMaxGeneratedNpus)", s.nodes, s.gpus_per_node,
                             limits::kMaxGeneratedNpus));
   }
