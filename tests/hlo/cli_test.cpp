@@ -48,6 +48,50 @@ TEST(HloCli, AnalyzeJsonListsInstructionsAndComputations) {
   std::remove(file.c_str());
 }
 
+TEST(HloCli, OneStreamRunsIndependentOpsOneAfterTheOther) {
+  // Two independent negates (80 ns each at 100 GB/s) then their add (120 ns): the critical path runs the negates at
+  // once (80 + 120 = 200 ns); one stream, as a device and chorus sim run them, one after the other (280 ns).
+  const std::string file =
+      write_temp("two.hlo",
+                 "HloModule m\nENTRY %e {\n  %a = f32[1000] parameter(0)\n  %b = f32[1000] negate(f32[1000] %a)\n"
+                 "  %c = f32[1000] negate(f32[1000] %a)\n  ROOT %d = f32[1000] add(f32[1000] %b, f32[1000] %c)\n}\n");
+  const auto r = run_chorus({"hlo", "analyze", file, "--system", data("round_system.json"), "--json"}, false);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(j["computations"][0]["time_ns"].get<double>(), 200, 1e-9);
+  EXPECT_NEAR(j["computations"][0]["stream_time_ns"].get<double>(), 280, 1e-9);
+  std::remove(file.c_str());
+}
+
+TEST(HloCli, OneStreamIsWhatSimGivesTheConvertedTraces) {
+  // The DLRM module on the 4x4x4 torus: analyze's one-stream time and chorus sim on the converted traces agree to
+  // 2 % (the traces store whole microseconds, and sim may start a collective's independent successors first).
+  const std::string net = std::string(CHORUS_SOURCE_DIR) + "/examples/networks/tpuv3_4x4x4.yml";
+  const std::string hlo = data("dlrm_tpuv3_after_optimizations.hlo.txt");
+  const auto a = run_chorus({"hlo", "analyze", hlo, "--system", "tpuv3", "--network", net, "--json"}, false);
+  ASSERT_EQ(a.status, 0);
+  double stream_ns = 0;
+  const nlohmann::json analysis = nlohmann::json::parse(a.out);
+  for (const auto& c : analysis["computations"])
+    if (c["role"] == "entry")
+      stream_ns = c["stream_time_ns"].get<double>();
+  const auto dir = std::filesystem::temp_directory_path() / "chorus_hlo_stream";
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(
+      run_chorus({"hlo", "convert", hlo, "--system", "tpuv3", "--npus", "64", "--out", (dir / "tr").string()}, false)
+          .status,
+      0);
+  ASSERT_EQ(run_chorus({"sim", "--workload", (dir / "tr" / "hlo").string(), "--comm-groups",
+                        (dir / "tr" / "comm_groups.json").string(), "--network", net, "--out", (dir / "res").string()},
+                       false)
+                .status,
+            0);
+  std::ifstream in(dir / "res" / "summary.json");
+  const double sim_ns = nlohmann::json::parse(in)["finish_ns"].get<double>();
+  EXPECT_NEAR(stream_ns / sim_ns, 1.0, 0.02) << stream_ns << " vs " << sim_ns;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(HloCli, AnalyzeCsvWritesOneRowPerInstruction) {
   const std::string file = write_temp("c.hlo", kModule);
   const std::string csv = (std::filesystem::temp_directory_path() / "chorus_hlo_ops.csv").string();

@@ -55,7 +55,8 @@ class Analyzer {
         contents_(m.computations.size()),
         contents_done_(m.computations.size()),
         path_(m.computations.size(), -1.0),
-        serial_(m.computations.size(), 0.0) {}
+        serial_(m.computations.size(), 0.0),
+        stream_(m.computations.size(), -1.0) {}
 
   Analysis run() {
     Analysis a;
@@ -81,6 +82,7 @@ class Analyzer {
       cr.role = roles[k];
       cr.critical_path_s = path_[k];
       cr.serial_s = serial_[k];
+      cr.stream_s = stream_time(static_cast<int>(k));
       std::map<std::string, CategoryTotal> totals;
       for (size_t i = 0; i < c.instructions.size(); ++i) {
         const InstructionReport& r = reports_.at(key(static_cast<int>(k), static_cast<int>(i)));
@@ -297,6 +299,51 @@ class Analyzer {
     return longest;
   }
 
+  // One execution of computation k as a device runs it and `chorus sim` runs the converted traces: its compute ops
+  // one at a time in module order (one stream), each once its operands are ready; collectives beside the stream, as
+  // soon as their operands are; free ops (parameters, tuples) pass their operands' time on; loops and calls take
+  // their callees' stream time on the stream.
+  double stream_time(int k) {
+    const auto ku = static_cast<size_t>(k);
+    if (stream_[ku] >= 0)
+      return stream_[ku];
+    stream_[ku] = 0;  // guards against a call cycle, which valid HLO does not have
+    const Computation& c = m_.computations[ku];
+    std::vector<double> finish(c.instructions.size(), 0.0);
+    double stream_free = 0;
+    double end = 0;
+    for (size_t i = 0; i < c.instructions.size(); ++i) {
+      const Instruction& in = c.instructions[i];
+      double ready = 0;
+      for (const int op : in.operands)
+        if (static_cast<size_t>(op) < i)
+          ready = std::max(ready, finish[static_cast<size_t>(op)]);
+      double t = 0;
+      bool on_stream = true;
+      if (in.opcode == "while" && in.called.size() == 2) {
+        t = (stream_time(in.called[0]) + stream_time(in.called[1])) * trip_count(in);
+      } else if (in.opcode == "call" || in.opcode == "async-start") {
+        for (const int callee : in.called)
+          t += stream_time(callee);
+      } else if (in.opcode == "conditional") {
+        for (const int callee : in.called)
+          t = std::max(t, stream_time(callee));
+      } else {
+        t = reports_.at(key(k, static_cast<int>(i))).time_s;
+        on_stream = !is_collective(in.opcode);
+      }
+      if (t > 0 && on_stream) {
+        finish[i] = std::max(ready, stream_free) + t;
+        stream_free = finish[i];
+      } else {
+        finish[i] = ready + t;
+      }
+      end = std::max(end, finish[i]);
+    }
+    stream_[ku] = end;
+    return end;
+  }
+
   const Module& m_;
   const System& s_;
   const AnalysisOptions& o_;
@@ -305,6 +352,7 @@ class Analyzer {
   std::vector<bool> contents_done_;
   std::vector<double> path_;
   std::vector<double> serial_;
+  std::vector<double> stream_;
   std::unordered_map<int64_t, InstructionReport> reports_;
 };
 

@@ -54,6 +54,9 @@ struct ComputationReport {
   std::string role;  // "entry", "while body", "while condition", "called", "reducer"
   double critical_path_s = 0;
   double serial_s = 0;  // the sum of its instructions' times
+  // Its compute ops on one stream in module order, collectives beside it (the time `chorus sim` gives the converted
+  // traces; the critical path assumes every independent op runs at once).
+  double stream_s = 0;
   std::vector<CategoryTotal> categories;
 };
 
