@@ -154,30 +154,6 @@ std::string legend_entry(size_t index, const std::string& name, const std::strin
 
 }  // namespace
 
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out;
-}
-
 std::string render_line_chart(const LineChart& chart) {
   const auto [x_lo, x_hi] = range(chart, true);
   const auto [y_lo, y_hi] = range(chart, false);

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "chorus/io/xml_text.hpp"  // xml_escape, for the pages built on these charts
+
 namespace chorus {
 
 struct Series {
@@ -82,8 +84,5 @@ struct Gantt {
 };
 
 std::string render_gantt(const Gantt& chart);
-
-// Escapes &, <, >, " for XML text and attributes.
-std::string xml_escape(std::string_view text);
 
 }  // namespace chorus

@@ -13,37 +13,12 @@
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/io/xml_text.hpp"
 #include "chorus/synth/switch_collapse.hpp"
 
 namespace chorus {
 
 namespace {
-
-// `text` as an XML attribute value: the quote, '<' and '&' escaped, control characters (which XML 1.0 cannot hold)
-// as '?', so that a name cannot end the attribute or the element.
-std::string xml_attribute(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "&quot;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      default:
-        out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
-    }
-  }
-  return out;
-}
 
 constexpr uint32_t kNoOp = UINT32_MAX;
 constexpr const char* kCopy = "cpy";
@@ -145,7 +120,7 @@ class XmlWriter {
     sink(fmt::format(
         "<algo name=\"{}\" proto=\"Simple\" nchannels=\"{}\" nchunksperloop=\"{}\" ngpus=\"{}\" coll=\"{}\" "
         "inplace=\"{}\" outofplace=\"{}\" minBytes=\"0\" maxBytes=\"{}\">\n",
-        xml_attribute(name), channels_, per_loop, n_, coll_name(r_.kind), in_place() ? 1 : 0, in_place() ? 0 : 1,
+        xml_escape(name), channels_, per_loop, n_, coll_name(r_.kind), in_place() ? 1 : 0, in_place() ? 0 : 1,
         int64_t{1} << 62));
     fmt::memory_buffer line;
     for (uint32_t g = 0; g < n_; ++g) {
