@@ -1,10 +1,6 @@
 // The device presets (device.hpp): every number with the document it comes from.
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include "chorus/core/error.hpp"
-#include "chorus/core/suggest.hpp"
 #include "chorus/machine/device.hpp"
+#include "chorus/machine/preset_lookup.hpp"
 
 namespace chorus::machine {
 namespace {
@@ -132,28 +128,17 @@ std::span<const Device> devices() {
 }
 
 const Device* find_device(std::string_view name) {
-  for (const Device& d : kDevices) {
-    if (name == d.name)
-      return &d;
-  }
-  return nullptr;
+  return find_by_name(devices(), name);
 }
 
 std::vector<std::string> device_names() {
-  std::vector<std::string> names;
-  for (const Device& d : kDevices)
-    names.emplace_back(d.name);
-  return names;
+  return names_of(devices());
 }
 
 const Device& device(std::string_view name, std::string_view field) {
   if (const Device* d = find_device(name))
     return *d;
-  const std::vector<std::string> names = device_names();
-  const auto near = closest_match(name, names);
-  throw Error("", Argument{std::string(field)},
-              fmt::format("'{}' is not a device preset{} (presets: {}; `chorus machines` lists them)", name,
-                          near ? fmt::format("; did you mean '{}'?", *near) : "", fmt::join(names, ", ")));
+  throw_unknown_preset("device", name, device_names(), field);
 }
 
 }  // namespace chorus::machine

@@ -1,11 +1,7 @@
 // The machine presets (machine.hpp): nodes and fabrics, every number with the document it comes from.
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include "chorus/core/assert.hpp"
-#include "chorus/core/error.hpp"
-#include "chorus/core/suggest.hpp"
 #include "chorus/machine/machine.hpp"
+#include "chorus/machine/preset_lookup.hpp"
 
 namespace chorus::machine {
 namespace {
@@ -173,28 +169,17 @@ std::span<const Machine> machines() {
 }
 
 const Machine* find_machine(std::string_view name) {
-  for (const Machine& m : kMachines) {
-    if (name == m.name)
-      return &m;
-  }
-  return nullptr;
+  return find_by_name(machines(), name);
 }
 
 std::vector<std::string> machine_names() {
-  std::vector<std::string> names;
-  for (const Machine& m : kMachines)
-    names.emplace_back(m.name);
-  return names;
+  return names_of(machines());
 }
 
 const Machine& machine(std::string_view name, std::string_view field) {
   if (const Machine* m = find_machine(name))
     return *m;
-  const std::vector<std::string> names = machine_names();
-  const auto near = closest_match(name, names);
-  throw Error("", Argument{std::string(field)},
-              fmt::format("'{}' is not a machine preset{} (presets: {}; `chorus machines` lists them)", name,
-                          near ? fmt::format("; did you mean '{}'?", *near) : "", fmt::join(names, ", ")));
+  throw_unknown_preset("machine", name, machine_names(), field);
 }
 
 const Machine* home_machine(std::string_view device_name) {
