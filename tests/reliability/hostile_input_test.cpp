@@ -17,12 +17,14 @@
 
 #include "chorus/chakra/trace.hpp"
 #include "tests/support/cli_runner.hpp"
+#include "tests/support/input_error.hpp"
 
 namespace chorus {
 namespace {
 
 namespace fs = std::filesystem;
 using testing_support::CliRun;
+using testing_support::expect_input_error;
 using testing_support::run_chorus;
 
 const std::string kData = std::string(CHORUS_SOURCE_DIR) + "/tests/data/reliability/";
@@ -33,15 +35,6 @@ const std::string kExec = std::string(CHORUS_SOURCE_DIR) + "/examples/llm/gpt3-1
 
 std::string data(const std::string& repro, const std::string& file) {
   return kData + repro + "/" + file;
-}
-
-// Exit 2, one line "error: ..." (stdout and stderr together: nothing else may be printed), containing every needle.
-void expect_input_error(const CliRun& run, const std::vector<std::string>& needles) {
-  EXPECT_EQ(run.status, 2) << run.out;
-  EXPECT_EQ(run.out.rfind("error: ", 0), 0u) << run.out;
-  EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 1) << run.out;
-  for (const std::string& needle : needles)
-    EXPECT_NE(run.out.find(needle), std::string::npos) << "missing '" << needle << "' in: " << run.out;
 }
 
 CliRun run(const std::vector<std::string>& args) {
