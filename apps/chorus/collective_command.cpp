@@ -18,6 +18,7 @@
 #include "chorus/sweep/size_range.hpp"
 #include "commands.hpp"
 #include "feasibility.hpp"
+#include "nccl_collective.hpp"
 #include "size_sweep.hpp"
 #include "synth_options.hpp"
 #include "topology_options.hpp"
@@ -37,6 +38,7 @@ struct CollectiveOptions {
   uint32_t splits = 1;  // request.splits stays unset unless --splits is given
   std::string link_stats;
   bool json = false;
+  bool explain = false;         // --algorithm nccl only
   SweepFlags sweep;             // --size ranges, --csv, --jsonl, --compare, --report (size_sweep.hpp)
   SynthFlags synth;             // --algorithm synth only
   std::set<std::string> given;  // the options on the command line
@@ -185,7 +187,35 @@ void run_sweep(const CollectiveOptions& o, const Topology& topology, CollectiveK
   run_collective_sweep(topology, request, o.sweep);
 }
 
+// --algorithm nccl: the library's cost model on a machine, none of the simulator's options.
+void run_nccl(const CollectiveOptions& o) {
+  for (const char* flag : kNativeOnly) {
+    if (o.given.contains(flag))
+      throw Error("", flag, "does not apply to --algorithm nccl (the library's cost model prices the collective)");
+  }
+  for (const char* flag : kSynthOnly) {
+    if (o.given.contains(flag))
+      throw Error("", flag, "applies only with --algorithm synth");
+  }
+  for (const char* flag : {"--model", "--compare-synth", "--network", "--topology", "--bandwidth", "--latency"}) {
+    if (o.given.contains(flag))
+      throw Error("", flag, "does not apply to --algorithm nccl, which runs on --machine NAME|FILE.json [--nodes N]");
+  }
+  NcclCollectiveArgs a;
+  a.topology = o.topology;
+  a.kind = collective_kind_argument(o.collective);
+  a.size = o.size;
+  a.explain = o.explain;
+  a.json = o.json;
+  a.sweep = o.sweep;
+  run_nccl_collective(a);
+}
+
 void run(const CollectiveOptions& o) {
+  if (o.request.algorithm == "nccl")
+    return run_nccl(o);
+  if (o.explain)
+    throw Error("", "--explain", "applies only with --algorithm nccl");
   const Topology topology = make_topology(o.topology);
   const CollectiveKind kind = collective_kind_argument(o.collective);
   const std::vector<Bytes> sizes = parse_size_range(o.size, Argument{"size"});
@@ -231,7 +261,8 @@ void register_collective_command(CLI::App& app) {
   cmd->add_option(
       "--algorithm", options->request.algorithm,
       "ring | direct | directN | halvingDoubling | doubleBinaryTree | twoTree | oneRing | ...; a comma list gives "
-      "one per dimension (default ring); synth: synthesize for this topology (chorus synth) and simulate; "
+      "one per dimension (default ring); nccl: NCCL's (RCCL's) algorithm and protocol as the library chooses them, "
+      "by its cost model, on --machine NAME|FILE.json; synth: synthesize for this topology (chorus synth) and simulate; "
       "msccl:FILE.xml: an MSCCL XML algorithm (msccl-tools, chorus synth --out)");
   cmd->add_flag("--compare-synth", options->request.compare_synth,
                 "with --algorithm msccl:FILE: also synthesize for this topology and print both times");
@@ -253,6 +284,8 @@ void register_collective_command(CLI::App& app) {
   cmd->add_flag("--ecn", options->request.ecn, "with --model packet: RED queues marking ECN, DCQCN-style senders");
   cmd->add_option("--link-stats", options->link_stats, "write per-link statistics (aware, flow) to this CSV file");
   cmd->add_flag("--json", options->json, "print one JSON object");
+  cmd->add_flag("--explain", options->explain,
+                "with --algorithm nccl: every algorithm x protocol the library considers, its time, and which wins");
   add_sweep_flags(*cmd, options->sweep, true);
   cmd->callback([options, cmd] {
     for (const CLI::Option* option : cmd->get_options()) {

@@ -25,6 +25,8 @@ void register_fused_command(CLI::App& app);
 void register_fuse_command(CLI::App& app);
 void register_import_command(CLI::App& app);  // chorus import pytorch
 void register_machines_command(CLI::App& app);
+void register_validate_command(CLI::App& app);
+void register_calibrate_command(CLI::App& app);
 void register_cli_docs(CLI::App& app);  // --version and the hidden --generate (cli_docs.cpp)
 
 }  // namespace chorus::cli

@@ -99,6 +99,8 @@ constexpr Subcommand kSubcommands[] = {
     {"fuse", chorus::cli::register_fuse_command},
     {"import", chorus::cli::register_import_command},
     {"machines", chorus::cli::register_machines_command},
+    {"validate", chorus::cli::register_validate_command},
+    {"calibrate", chorus::cli::register_calibrate_command},
 };
 
 // Only what this command line can reach is built (a subcommand's options, help texts and the tables behind them):

@@ -36,7 +36,7 @@ TEST(MachinesCli, JsonHoldsEveryPreset) {
   ASSERT_EQ(r.status, 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["devices"].size(), 10u);
-  EXPECT_EQ(j["machines"].size(), 10u);
+  EXPECT_EQ(j["machines"].size(), 11u);
   for (const auto& m : j["machines"])
     EXPECT_FALSE(m["sources"].empty()) << m["name"];
 }
@@ -46,7 +46,8 @@ TEST(MachinesCli, UnknownNameIsOneLineNamingTheNearest) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out,
             "error: --show: 'dgx-b20' is not a machine preset; did you mean 'dgx-b200'? (presets: dgx-a100, "
-            "dgx-a100-320gb, dgx-h100, hgx-h200, dgx-b200, gb200-nvl72, mi300x, mi355x, tpu-v3-pod, tpu-v4-pod; "
+            "dgx-a100-320gb, dgx-h100, hgx-h200, dgx-b200, gb200-nvl72, gcp-a3-mega, mi300x, mi355x, tpu-v3-pod, "
+            "tpu-v4-pod; "
             "`chorus machines` lists them)\n");
 }
 

@@ -220,9 +220,9 @@ TEST(LlmPresets, DatasheetValues) {
   EXPECT_LT(resolve_system("a100-40gb").datatype_index("float8"), 0);
   EXPECT_DOUBLE_EQ(resolve_system("mi300x").networks[0].bytes_per_second, 7 * 64e9);
   // Eight GPUs (a100-40gb, a100-80gb, h100-80gb, h200, b200, gb200, mi300x, mi355x), two of them also as
-  // NAME-datasheet, and the six machines whose names differ from their GPU's (dgx-a100, dgx-a100-320gb, dgx-h100,
-  // hgx-h200, dgx-b200, gb200-nvl72).
-  EXPECT_EQ(system_preset_names().size(), 16u);
+  // NAME-datasheet, and the seven machines whose names differ from their GPU's (dgx-a100, dgx-a100-320gb, dgx-h100,
+  // hgx-h200, dgx-b200, gb200-nvl72, gcp-a3-mega).
+  EXPECT_EQ(system_preset_names().size(), 17u);
   for (const auto& name : system_preset_names())
     EXPECT_NO_THROW(resolve_system(name)) << name;
   // A file path still works (Calculon's system JSON).

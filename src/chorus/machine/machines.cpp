@@ -70,6 +70,16 @@ constexpr Citation kGb200Nvl72[] = {
      "NVLink-C2C at 900 GB/s both directions (225 GB/s per GPU each way)"},
     {"max_nodes", "a node here is one NVL72 rack; chorus allows up to 256 racks (18,432 GPUs)"},
 };
+constexpr Citation kGcpA3Mega[] = {
+    {"gpus_per_node nics_per_node nic_bandwidth host_gib",
+     "Google Cloud GPU machine types, A3 Mega (a3-megagpu-8g): 8 H100 80GB, 1,872 GB host memory (234 per GPU), "
+     "1,800 Gb/s of network: 8 GPU NICs of 200 Gb/s (25 GB/s each way) with GPUDirect-TCPXO, plus a host NIC"},
+    {"scale_up_bandwidth scale_up_links in_network_reduction",
+     "NVIDIA H100 datasheet, SXM: fourth-generation NVLink 900 GB/s per GPU both directions (450 each way), 18 "
+     "links, through the HGX H100 board's NVSwitches (NVLink SHARP)"},
+    {"host_bandwidth", "NVIDIA H100 datasheet, SXM: PCIe Gen5 128 GB/s both directions (64 each way)"},
+    {"max_nodes", "as dgx-h100: chorus allows up to 1,024 nodes of any 8-GPU machine"},
+};
 constexpr Citation kMi300xNode[] = {
     {"gpus_per_node scale_up_bandwidth scale_up_links",
      "AMD Instinct MI300X data sheet: 8 GPUs per platform fully connected by Infinity Fabric, 7 links per GPU at "
@@ -121,6 +131,8 @@ constexpr Machine kMachines[] = {
      8, 50 * G, 256, 64 * G, 1024, kDgxB200},
     {"gb200-nvl72", "NVIDIA GB200 NVL72 rack", "gb200", 72, ScaleUp::kSwitch, 900 * G, 18, "", true,
      72, 50 * G, 240, 225 * G, 256, kGb200Nvl72},
+    {"gcp-a3-mega", "Google Cloud A3 Mega (8 H100, 8x200 Gb/s)", "h100-80gb", 8, ScaleUp::kSwitch, 450 * G, 18, "",
+     true, 8, 25 * G, 234, 64 * G, 1024, kGcpA3Mega},
     {"mi300x", "AMD Instinct MI300X platform (8 GPUs)", "mi300x", 8, ScaleUp::kFullMesh, 448 * G, 7, "", false,
      8, 50 * G, 231, 64 * G, 1024, kMi300xNode},
     {"mi355x", "AMD Instinct MI355X platform (8 GPUs)", "mi355x", 8, ScaleUp::kFullMesh, 537.6 * G, 7, "", false,

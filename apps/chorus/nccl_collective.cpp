@@ -1,0 +1,180 @@
+// The NCCL path of `chorus collective` (nccl_collective.hpp).
+#include "nccl_collective.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "chorus/collective/lower_bound.hpp"
+#include "chorus/core/error.hpp"
+#include "chorus/nccl/calibrated_machine.hpp"
+#include "chorus/nccl/cost_model.hpp"
+#include "chorus/sweep/nccl_tests_log.hpp"
+#include "chorus/sweep/size_range.hpp"
+#include "chorus/topology/machine_topology.hpp"
+
+namespace chorus::cli {
+namespace {
+
+constexpr int64_t kFloatBytes = 4;  // nccl-tests' default datatype
+
+struct SizeResult {
+  Bytes size;
+  nccl::Choice choice;
+  std::optional<Time> bound;
+};
+
+const char* redop_of(CollectiveKind kind) {
+  return kind == CollectiveKind::AllGather || kind == CollectiveKind::AllToAll || kind == CollectiveKind::Broadcast
+             ? "none"
+             : "sum";
+}
+
+int root_of(CollectiveKind kind) {
+  return kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce ? 0 : -1;
+}
+
+nlohmann::ordered_json candidate_json(const nccl::Candidate& k) {
+  nlohmann::ordered_json j{{"algorithm", k.algorithm}, {"protocol", k.protocol}, {"channels", k.channels}};
+  if (k.enabled()) {
+    j["time_ns"] = k.time_us * 1e3;
+    j["latency_ns"] = k.latency_us * 1e3;
+    j["bandwidth_GBps"] = k.bandwidth_GBps;
+  } else {
+    j["time_ns"] = nullptr;
+    j["disabled"] = k.disabled;
+  }
+  return j;
+}
+
+nlohmann::ordered_json result_json(const nccl::CommSystem& s, const SizeResult& r, bool explain) {
+  const nccl::Candidate& best = r.choice.best();
+  nlohmann::ordered_json j{{"collective", to_string(r.choice.kind)},
+                           {"size", r.size.count()},
+                           {"machine", s.machine},
+                           {"nodes", s.nodes},
+                           {"ranks", s.ranks},
+                           {"library", s.constants->library},
+                           {"nccl_algorithm", best.algorithm},
+                           {"nccl_protocol", best.protocol},
+                           {"channels", best.channels},
+                           {"time_ns", r.choice.time_us * 1e3},
+                           {"algbw_GBps", r.choice.algbw_GBps()},
+                           {"busbw_GBps", r.choice.busbw_GBps(s.ranks)}};
+  j["bound_ns"] = r.bound ? nlohmann::ordered_json(r.bound->nanoseconds()) : nlohmann::ordered_json(nullptr);
+  if (explain) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const nccl::Candidate& k : r.choice.candidates)
+      list.push_back(candidate_json(k));
+    j["candidates"] = std::move(list);
+  }
+  return j;
+}
+
+void print_explain(const SizeResult& r) {
+  fmt::print("#   candidates for {} ({} B): the library's cost model, fastest first is chosen\n",
+             to_string(r.choice.kind), r.size.count());
+  fmt::print("#   {:<14} {:<7} {:>8} {:>12} {:>12} {:>14}\n", "algorithm", "proto", "channels", "latency(us)",
+             "algbw(GB/s)", "time(us)");
+  for (size_t i = 0; i < r.choice.candidates.size(); ++i) {
+    const nccl::Candidate& k = r.choice.candidates[i];
+    if (k.enabled()) {
+      fmt::print("#   {:<14} {:<7} {:>8} {:>12.2f} {:>12.2f} {:>14.2f}{}\n", k.algorithm, k.protocol, k.channels,
+                 k.latency_us, k.bandwidth_GBps, k.time_us, i == r.choice.chosen ? "   <- chosen" : "");
+    } else {
+      fmt::print("#   {:<14} {:<7} {:>8}   off: {}\n", k.algorithm, k.protocol, "-", k.disabled);
+    }
+  }
+}
+
+void print_table(const nccl::CommSystem& s, const nccl::CalibratedMachine& m, const std::vector<SizeResult>& results,
+                 const NcclTestsLog* measured, bool explain) {
+  fmt::print("# chorus collective: {} on {} x {} node{} ({} ranks), {} cost model, {}\n",
+             to_string(results[0].choice.kind), s.machine, s.nodes, s.nodes == 1 ? "" : "s", s.ranks,
+             s.constants->library, m.calibration.empty() ? "uncalibrated preset" : "calibrated by " + m.calibration);
+  fmt::print("# {}\n", s.constants->source);
+  fmt::print("#{:>11} {:>13} {:>9} {:>7} {:>7} {:>10} {:>8} {:>8}  {:<9} {:<7} {:>3} {:>11}{}\n", "size", "count",
+             "type", "redop", "root", "time", "algbw", "busbw", "algorithm", "proto", "ch", "bound",
+             measured ? "   measured  error" : "");
+  fmt::print("#{:>11} {:>13} {:>9} {:>7} {:>7} {:>10} {:>8} {:>8}  {:<9} {:<7} {:>3} {:>11}{}\n", "(B)", "(elements)",
+             "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "", "(us)", measured ? "    (GB/s)" : "");
+  for (const SizeResult& r : results) {
+    const nccl::Candidate& best = r.choice.best();
+    std::string measured_text;
+    if (measured) {
+      const NcclTestsRow* row = measured->find(r.size);
+      if (row && row->out_of_place.busbw_GBps > 0) {
+        const double busbw = r.choice.busbw_GBps(s.ranks);
+        measured_text = fmt::format("  {:>8.2f} {:>+6.1f}%", row->out_of_place.busbw_GBps,
+                                    100 * (busbw - row->out_of_place.busbw_GBps) / row->out_of_place.busbw_GBps);
+      }
+    }
+    fmt::print("{:>12} {:>13} {:>9} {:>7} {:>7} {:>10.2f} {:>8.2f} {:>8.2f}  {:<9} {:<7} {:>3} {:>11}{}\n",
+               r.size.count(), r.size.count() / kFloatBytes, "float", redop_of(r.choice.kind), root_of(r.choice.kind),
+               r.choice.time_us, r.choice.algbw_GBps(), r.choice.busbw_GBps(s.ranks), best.algorithm, best.protocol,
+               best.channels, r.bound ? fmt::format("{:.2f}", r.bound->picoseconds() / 1e6) : std::string("-"),
+               measured_text);
+    if (explain)
+      print_explain(r);
+  }
+}
+
+void refuse_unsupported(const NcclCollectiveArgs& a) {
+  if (a.topology.machine.empty())
+    throw Error("", "--algorithm", "nccl runs on a machine: give --machine NAME|FILE.json [--nodes N]");
+  if (!a.sweep.report.empty())
+    throw Error("", "--report", "does not apply to --algorithm nccl yet; use --jsonl or --csv for scripts");
+}
+
+}  // namespace
+
+void run_nccl_collective(const NcclCollectiveArgs& a) {
+  refuse_unsupported(a);
+  const nccl::CalibratedMachine m = nccl::resolve_machine(a.topology.machine, "machine");
+  const nccl::CommSystem s = nccl::comm_system(*m.machine, a.topology.nodes, m.scales);
+  const std::vector<Bytes> sizes = parse_size_range(a.size, Argument{"size"});
+  // The bound on the machine's links (documented bandwidths, no in-network reduction) at one size, scaled to all.
+  const Topology topology = machine_topology(*m.machine, a.topology.nodes, {});
+  std::optional<LowerBound> reference;
+  std::vector<SizeResult> results;
+  for (const Bytes size : sizes) {
+    if (size.count() <= 0)
+      throw Error("", Argument{"size"}, "is 0 B; a collective moves at least 1 byte");
+    SizeResult r{size, nccl::choose(s, a.kind, size.count()), std::nullopt};
+    if (!std::isfinite(r.choice.time_us))
+      throw Error("", "--algorithm", fmt::format("nccl has no algorithm for {} here", to_string(a.kind)));
+    const Collective c{a.kind, size, s.ranks};
+    if (!bound_not_computable(topology, c, {})) {
+      if (!reference)
+        reference = lower_bound(topology, c);
+      r.bound = lower_bound_at_size(*reference, size).bound;
+    }
+    results.push_back(std::move(r));
+  }
+  if (a.json || a.sweep.jsonl) {
+    if (a.json && results.size() > 1)
+      throw Error("", "--json", "prints one object; a sweep prints one per size with --jsonl");
+    for (const SizeResult& r : results)
+      std::cout << result_json(s, r, a.explain).dump() << "\n";
+    return;
+  }
+  if (a.sweep.csv) {
+    std::cout << "size,time_ns,algbw_GBps,busbw_GBps,nccl_algorithm,nccl_protocol,channels,bound_ns\n";
+    for (const SizeResult& r : results) {
+      std::cout << fmt::format("{},{},{},{},{},{},{},{}\n", r.size.count(), r.choice.time_us * 1e3,
+                               r.choice.algbw_GBps(), r.choice.busbw_GBps(s.ranks), r.choice.best().algorithm,
+                               r.choice.best().protocol, r.choice.best().channels,
+                               r.bound ? std::to_string(r.bound->nanoseconds()) : std::string());
+    }
+    return;
+  }
+  std::optional<NcclTestsLog> measured;
+  if (!a.sweep.compare.empty())
+    measured = read_nccl_tests_log(a.sweep.compare);
+  print_table(s, m, results, measured ? &*measured : nullptr, a.explain);
+}
+
+}  // namespace chorus::cli

@@ -1,0 +1,100 @@
+// Least-squares fit of the NCCL scales (fit.hpp).
+#include "chorus/nccl/fit.hpp"
+
+#include <cmath>
+
+namespace chorus::nccl {
+namespace {
+
+constexpr double kLogLimit = 1.6094379124341003;  // ln 5
+constexpr int kGoldenSteps = 24;
+constexpr int kRounds = 3;
+
+double squared_log_error(const std::vector<MeasuredRun>& runs, const Scales& scales) {
+  double sum = 0;
+  for (const MeasuredRun& run : runs) {
+    for (const RowError& r : compare(run, scales)) {
+      const double e = std::log(r.predicted_time_us / r.measured_time_us);
+      sum += e * e;
+    }
+  }
+  return sum;
+}
+
+// Golden-section search of one scale (its log) with the others fixed.
+void fit_one(const std::vector<MeasuredRun>& runs, Scales& scales, double Scales::*member) {
+  const double ratio = (std::sqrt(5.0) - 1) / 2;
+  double lo = -kLogLimit;
+  double hi = kLogLimit;
+  auto cost = [&](double x) {
+    Scales s = scales;
+    s.*member = std::exp(x);
+    return squared_log_error(runs, s);
+  };
+  double x1 = hi - ratio * (hi - lo);
+  double x2 = lo + ratio * (hi - lo);
+  double f1 = cost(x1);
+  double f2 = cost(x2);
+  for (int i = 0; i < kGoldenSteps; ++i) {
+    if (f1 <= f2) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - ratio * (hi - lo);
+      f1 = cost(x1);
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + ratio * (hi - lo);
+      f2 = cost(x2);
+    }
+  }
+  scales.*member = std::exp((lo + hi) / 2);
+}
+
+}  // namespace
+
+Scales fit_scales(const std::vector<MeasuredRun>& runs) {
+  Scales scales;
+  bool several_nodes = false;
+  for (const MeasuredRun& r : runs)
+    several_nodes = several_nodes || r.nodes > 1;
+  for (int round = 0; round < kRounds; ++round) {
+    fit_one(runs, scales, &Scales::intra_bandwidth);
+    if (several_nodes)
+      fit_one(runs, scales, &Scales::inter_bandwidth);
+    fit_one(runs, scales, &Scales::latency);
+  }
+  return scales;
+}
+
+std::vector<MeasuredRun> filter_rows(const std::vector<MeasuredRun>& runs,
+                                     const std::function<bool(const MeasuredRun&, const NcclTestsRow&)>& keep) {
+  std::vector<MeasuredRun> out;
+  for (const MeasuredRun& run : runs) {
+    MeasuredRun copy = run;
+    copy.log.rows.clear();
+    for (const NcclTestsRow& row : run.log.rows) {
+      if (keep(run, row))
+        copy.log.rows.push_back(row);
+    }
+    if (!copy.log.rows.empty())
+      out.push_back(std::move(copy));
+  }
+  return out;
+}
+
+double mean_abs_error(const std::vector<MeasuredRun>& runs, const Scales& scales) {
+  double sum = 0;
+  int n = 0;
+  for (const MeasuredRun& run : runs) {
+    for (const RowError& r : compare(run, scales)) {
+      sum += std::abs(r.relative());
+      ++n;
+    }
+  }
+  return n > 0 ? sum / n : 0;
+}
+
+}  // namespace chorus::nccl

@@ -1,0 +1,140 @@
+// NCCL's cost model on machine presets, against values worked out by hand from NCCL 2.30.7's tuning.cc constants and
+// the machines' documented links (docs/nccl.md gives the derivation).
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "chorus/core/error.hpp"
+#include "chorus/nccl/comm_system.hpp"
+#include "chorus/nccl/cost_model.hpp"
+
+namespace chorus::nccl {
+namespace {
+
+const Candidate& find(const Choice& c, std::string_view algorithm, std::string_view protocol) {
+  for (const Candidate& k : c.candidates) {
+    if (k.algorithm == algorithm && k.protocol == protocol)
+      return k;
+  }
+  throw std::runtime_error("no candidate");
+}
+
+TEST(NcclCommSystem, DgxH100OneNodeRingsAreTwelveChannelsOfThirty) {
+  // 18 NVLinks x 20.6 GB/s = 370.8; the fastest Hopper search speed that fits is 60 (6 channels), duplicated.
+  const CommSystem s = comm_system(machine::machine("dgx-h100"), 1);
+  EXPECT_NEAR(s.intra_bw, 370.8, 1e-9);
+  EXPECT_EQ(s.graph(Algorithm::kRing).channels, 12u);
+  EXPECT_DOUBLE_EQ(s.graph(Algorithm::kRing).bw_intra, 30.0);
+  // NVLS: 16 channels at the fastest speed within 370.8 / 16 = 23.2, which is 20.
+  EXPECT_EQ(s.graph(Algorithm::kNvls).channels, 16u);
+  EXPECT_DOUBLE_EQ(s.graph(Algorithm::kNvls).bw_intra, 20.0);
+  EXPECT_EQ(s.constants->library, "NCCL 2.30.7");
+}
+
+TEST(NcclCommSystem, DgxH100TwoNodesRunOneRingPerNicDuplicated) {
+  const CommSystem s = comm_system(machine::machine("dgx-h100"), 2);
+  EXPECT_EQ(s.ranks, 16u);
+  EXPECT_EQ(s.graph(Algorithm::kRing).channels, 16u);
+  EXPECT_DOUBLE_EQ(s.graph(Algorithm::kRing).bw_inter, 8 * 50.0 / 16);  // 25 GB/s
+  EXPECT_NEAR(s.graph(Algorithm::kRing).bw_intra, 370.8 / 16, 1e-9);
+}
+
+TEST(NcclCommSystem, DgxA100AndMi300x) {
+  // A100: 12 x 20 = 240; speed 40 gives 6 channels, duplicated to 12 of 20.
+  const CommSystem a = comm_system(machine::machine("dgx-a100"), 1);
+  EXPECT_EQ(a.graph(Algorithm::kRing).channels, 12u);
+  EXPECT_DOUBLE_EQ(a.graph(Algorithm::kRing).bw_intra, 20.0);
+  EXPECT_EQ(a.graph(Algorithm::kNvls).channels, 0u);  // no NVLink SHARP before Hopper
+  // MI300X under RCCL: 7 xGMI links of 48 GB/s; one ring per link, duplicated: 14 channels of 24.
+  const CommSystem m = comm_system(machine::machine("mi300x"), 1);
+  EXPECT_EQ(m.constants->library, "RCCL 2.21.5");
+  EXPECT_NEAR(m.intra_bw, 336.0, 1e-9);
+  EXPECT_EQ(m.graph(Algorithm::kRing).channels, 14u);
+  EXPECT_NEAR(m.graph(Algorithm::kRing).bw_intra, 24.0, 1e-9);
+}
+
+TEST(NcclCostModel, SmallAllReduceOnOneH100NodeIsRingLowLatency) {
+  // Ring/LL latency: base 6.6 + 2(n-1) = 14 NVLink hops of 0.6 us = 15.0 us.
+  const Choice c = choose(comm_system(machine::machine("dgx-h100"), 1), CollectiveKind::AllReduce, 8);
+  EXPECT_EQ(c.best().algorithm, "Ring");
+  EXPECT_EQ(c.best().protocol, "LL");
+  EXPECT_NEAR(c.best().latency_us, 15.0, 1e-4);
+  // LL bandwidth: min(llMaxBw 141, 360 x 0.5) = 141 bus, x 8/14 to algorithm bandwidth.
+  EXPECT_NEAR(c.best().bandwidth_GBps, 141.0 * 8 / 14, 1e-3);
+}
+
+TEST(NcclCostModel, LargeAllReduceOnOneH100NodeIsNvls) {
+  // NVLS: 16 channels x 20 GB/s x 0.85 efficiency x 15/16 x 2 (All-Reduce pipelines two operations) = 510 bus,
+  // x 8/14 = 291.43 algorithm; latency is the NVLink NVLS hop, 25 us.
+  const int64_t bytes = int64_t{8} << 30;
+  const Choice c = choose(comm_system(machine::machine("dgx-h100"), 1), CollectiveKind::AllReduce, bytes);
+  EXPECT_EQ(c.best().algorithm, "NVLS");
+  const double bw = 16 * 20 * 0.85 * 15.0 / 16 * 2 * 8 / 14;
+  EXPECT_NEAR(c.best().bandwidth_GBps, bw, 1e-3);
+  EXPECT_NEAR(c.time_us, 25 + bytes / (1000 * bw), 0.05);
+  EXPECT_NEAR(c.busbw_GBps(8), 510.0 * bytes / (bytes + 25e3 * bw), 0.01);
+}
+
+TEST(NcclCostModel, RingSimpleAcrossTwoNodesPaysTheNetworkHopsAndThePlateau) {
+  // 16 ranks on 2 nodes: 30 steps, 2 of them across the network. Intra hop max(3.4, 3 x 1.0 net overhead) = 3.4,
+  // network hop 14 us: 8.4 + 28 x 3.4 + 2 x 14 = 131.6 us, x 1.4 (the ring's plateau on Ampere and later).
+  const CommSystem s = comm_system(machine::machine("dgx-h100"), 2);
+  const Choice c = choose(s, CollectiveKind::AllReduce, int64_t{1} << 30, "Ring");
+  const Candidate& k = find(c, "Ring", "Simple");
+  EXPECT_NEAR(k.latency_us, (8.4 + 28 * 3.4 + 2 * 14) * 1.4, 1e-3);
+  // 16 channels x min(23.175, 25) x 16/30.
+  EXPECT_NEAR(k.bandwidth_GBps, 16 * (370.8 / 16) * 16 / 30, 1e-3);
+  EXPECT_EQ(c.best().algorithm, "Ring");  // NCCL_ALGO=Ring leaves only Ring
+}
+
+TEST(NcclCostModel, TreeCorrectionAppliesToMediumAllReduce) {
+  // 1 MiB: log2(1 MiB / 64) = 14, Tree/Simple factor 0.5.
+  const CommSystem s = comm_system(machine::machine("dgx-h100"), 4);
+  const Choice c = choose(s, CollectiveKind::AllReduce, int64_t{1} << 20);
+  const Candidate& k = find(c, "Tree", "Simple");
+  // Tree bus: min(16 x min(23.175, 25) x 0.92, 16 x 36.0) = 341.1, halved, x 0.5.
+  EXPECT_NEAR(k.bandwidth_GBps, std::min(370.8 * 0.92, 16 * 36.0) * 0.5 * 0.5, 1e-3);
+  // Latency: 8.4 + 2 x (7 x 4.0 + log2(4) x 14) = 120.4 us.
+  EXPECT_NEAR(k.latency_us, 8.4 + 2 * (7 * 4.0 + 2 * 14), 1e-3);
+}
+
+TEST(NcclCostModel, DisabledCandidatesSayWhy) {
+  const Choice c = choose(comm_system(machine::machine("dgx-a100"), 2), CollectiveKind::AllGather, 1 << 20);
+  EXPECT_NE(find(c, "Tree", "Simple").disabled.find("not implemented"), std::string::npos);
+  EXPECT_NE(find(c, "NVLS", "Simple").disabled.find("NVLink SHARP"), std::string::npos);
+  EXPECT_NE(find(c, "PAT", "Simple").disabled.find("one GPU per node"), std::string::npos);
+  EXPECT_NE(find(c, "CollNetDirect", "Simple").disabled.find("SHARP"), std::string::npos);
+  EXPECT_EQ(c.best().algorithm, "Ring");
+}
+
+TEST(NcclCostModel, AllToAllIsBoundByTheBusierOfNvlinkAndNics) {
+  // 2 MI355X nodes: 16 ranks; a GPU sends 7/16 of its buffer over xGMI (7 x 48 x 76.8/64 = 403.2 GB/s) and 8/16 over
+  // its NIC (50 GB/s): the NIC bounds. Latency: RCCL base 17 + network hop 14.
+  const CommSystem s = comm_system(machine::machine("mi355x"), 2);
+  const int64_t bytes = int64_t{1} << 30;
+  const Choice c = choose(s, CollectiveKind::AllToAll, bytes);
+  EXPECT_EQ(c.best().algorithm, "SendRecv");
+  EXPECT_NEAR(s.intra_bw, 403.2, 1e-9);
+  EXPECT_NEAR(c.time_us, 17 + 14 + bytes * 0.5 / (1000 * 50.0), 1e-3);
+  // One node: xGMI only, 7/8 of the buffer, latency 17 + 2.1.
+  const Choice one = choose(comm_system(machine::machine("mi355x"), 1), CollectiveKind::AllToAll, bytes);
+  EXPECT_NEAR(one.time_us, 19.1 + bytes * 7.0 / 8 / (1000 * 403.2), 1e-3);
+}
+
+TEST(NcclCostModel, ScalesMultiplyBandwidthAndLatency) {
+  const Scales k{0.5, 1, 2};
+  const Choice base = choose(comm_system(machine::machine("dgx-h100"), 1), CollectiveKind::AllReduce, 8, "Ring");
+  const Choice scaled = choose(comm_system(machine::machine("dgx-h100"), 1, k), CollectiveKind::AllReduce, 8, "Ring");
+  EXPECT_NEAR(scaled.best().latency_us, 2 * base.best().latency_us, 1e-9);
+}
+
+TEST(NcclCommSystem, RefusesMachinesNcclDoesNotRunOnAndBadNodeCounts) {
+  EXPECT_THROW(comm_system(machine::machine("tpu-v4-pod"), 1), Error);
+  EXPECT_THROW(comm_system(machine::machine("dgx-h100"), 0), Error);
+  EXPECT_THROW(comm_system(machine::machine("dgx-h100"), 1025), Error);
+  EXPECT_THROW(comm_system(machine::machine("dgx-h100"), 1, {}, 9), Error);
+}
+
+}  // namespace
+}  // namespace chorus::nccl

@@ -1,0 +1,113 @@
+// `chorus collective --algorithm nccl`, `chorus validate nccl` and `chorus calibrate nccl` as a user runs them: the
+// JSON fields scripts read, the explanation, the calibrated machine round trip and one-line errors on bad input.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/cli_runner.hpp"
+#include "tests/support/input_error.hpp"
+
+namespace chorus {
+namespace {
+
+using testing_support::expect_input_error;
+using testing_support::run_chorus;
+
+const std::vector<std::string> kH100{"collective", "--machine",    "dgx-h100",  "--algorithm",
+                                     "nccl",       "--collective", "all_reduce"};
+
+std::vector<std::string> with(std::vector<std::string> base, const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
+TEST(NcclCli, JsonCarriesTheChoiceAndNcclTestsBandwidths) {
+  const auto run = run_chorus(with(kH100, {"--size", "8GiB", "--json", "--explain"}), false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["nccl_algorithm"], "NVLS");
+  EXPECT_EQ(j["nccl_protocol"], "Simple");
+  EXPECT_EQ(j["channels"], 16);
+  EXPECT_EQ(j["ranks"], 8);
+  // busbw = algbw x 2(n-1)/n; algbw = size / time.
+  const double algbw = 8589934592.0 / j["time_ns"].get<double>();
+  EXPECT_NEAR(j["algbw_GBps"].get<double>(), algbw, 1e-6);
+  EXPECT_NEAR(j["busbw_GBps"].get<double>(), algbw * 14 / 8, 1e-6);
+  EXPECT_EQ(j["candidates"].size(), 21u);  // 7 algorithms x 3 protocols
+  EXPECT_TRUE(j["bound_ns"].is_number());
+}
+
+TEST(NcclCli, SweepPrintsOneRowPerSizeAndExplainListsCandidates) {
+  const auto sweep = run_chorus(with(kH100, {"--size", "1KiB:1GiB:x4", "--jsonl"}), false);
+  ASSERT_EQ(sweep.status, 0) << sweep.out;
+  EXPECT_EQ(std::count(sweep.out.begin(), sweep.out.end(), '\n'), 11);
+  const auto text = run_chorus(with(kH100, {"--size", "64MiB", "--explain"}), false);
+  ASSERT_EQ(text.status, 0) << text.out;
+  EXPECT_NE(text.out.find("<- chosen"), std::string::npos);
+  EXPECT_NE(text.out.find("NVLSTree is disabled on one node"), std::string::npos);
+}
+
+TEST(NcclCli, CalibratedMachineRoundTrip) {
+  namespace fs = std::filesystem;
+  const fs::path out = fs::temp_directory_path() / "chorus-nccl-cli-calibrated.json";
+  const std::string log =
+      std::string(CHORUS_SOURCE_DIR) + "/validation/nccl/dgx-h100-2n-all_reduce-nccltests309/log.txt";
+  const auto cal = run_chorus({"calibrate", "nccl", "--log", "all_reduce:" + log, "--machine", "dgx-h100", "--nodes",
+                               "2", "--out", out.string()},
+                              false);
+  ASSERT_EQ(cal.status, 0) << cal.out;
+  EXPECT_NE(cal.out.find("leave one size band out"), std::string::npos);
+  const auto doc = nlohmann::json::parse(std::ifstream(out));
+  EXPECT_EQ(doc["base"], "dgx-h100");
+  EXPECT_LT(doc["fit"]["mean_abs_busbw_error_fitted"].get<double>(),
+            doc["fit"]["mean_abs_busbw_error_uncalibrated"].get<double>());
+  const auto run = run_chorus({"collective", "--machine", out.string(), "--nodes", "2", "--algorithm", "nccl",
+                               "--collective", "all_reduce", "--size", "1GiB", "--json"},
+                              false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  fs::remove(out);
+}
+
+TEST(NcclCli, ValidateReportsEverySetup) {
+  const auto run =
+      run_chorus({"validate", "nccl", "--dir", std::string(CHORUS_SOURCE_DIR) + "/validation/nccl", "--json"}, false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_GE(j["setups"].size(), 19u);
+  EXPECT_TRUE(j["uncalibrated"]["from_1MiB"].is_number());
+  EXPECT_TRUE(j["held_out"]["from_1MiB"].is_number());
+}
+
+TEST(NcclCli, BadInputIsOneLine) {
+  expect_input_error(run_chorus({"collective", "--machine", "dgx-h10", "--algorithm", "nccl", "--collective",
+                                 "all_reduce", "--size", "1MiB"},
+                                true),
+                     {"machine", "did you mean 'dgx-h100'"});
+  expect_input_error(run_chorus(with(kH100, {"--nodes", "0", "--size", "1MiB"}), true), {"--nodes", "is 0"});
+  expect_input_error(run_chorus(with(kH100, {"--nodes", "5000", "--size", "1MiB"}), true), {"--nodes", "1024"});
+  expect_input_error(run_chorus({"collective", "--topology", "ring:8", "--bandwidth", "50GB/s", "--algorithm", "nccl",
+                                 "--collective", "all_reduce", "--size", "1MiB"},
+                                true),
+                     {"--topology"});
+  expect_input_error(run_chorus(with(kH100, {"--size", "1MiB", "--splits", "4"}), true), {"--splits"});
+  expect_input_error(run_chorus({"collective", "--machine", "tpu-v4-pod", "--algorithm", "nccl", "--collective",
+                                 "all_reduce", "--size", "1MiB"},
+                                true),
+                     {"tpu-v4-pod", "not a machine NCCL or RCCL runs on"});
+  expect_input_error(run_chorus({"collective", "--topology", "ring:8", "--bandwidth", "50GB/s", "--collective",
+                                 "all_reduce", "--size", "1MiB", "--explain"},
+                                true),
+                     {"--explain", "--algorithm nccl"});
+  expect_input_error(
+      run_chorus({"calibrate", "nccl", "--log", "/nonexistent.log", "--machine", "dgx-h100", "--out", "/tmp/x.json"},
+                 true),
+      {"/nonexistent.log"});
+  expect_input_error(run_chorus({"validate", "nccl", "--dir", "/nonexistent-dir"}, true), {"/nonexistent-dir"});
+}
+
+}  // namespace
+}  // namespace chorus
