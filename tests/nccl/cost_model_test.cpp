@@ -66,14 +66,28 @@ TEST(NcclCostModel, SmallAllReduceOnOneH100NodeIsRingLowLatency) {
 
 TEST(NcclCostModel, LargeAllReduceOnOneH100NodeIsNvls) {
   // NVLS: 16 channels x 20 GB/s x 0.85 efficiency x 15/16 x 2 (All-Reduce pipelines two operations) = 510 bus,
-  // x 8/14 = 291.43 algorithm; latency is the NVLink NVLS hop, 25 us.
+  // x 8/14 = 291.43 algorithm; latency is the NVLink NVLS hop, 25 us; the pipeline fill is one 1 MiB slice through
+  // one more stage (in, out) at a channel's 510 / 16 GB/s.
   const int64_t bytes = int64_t{8} << 30;
   const Choice c = choose(comm_system(machine::machine("dgx-h100"), 1), CollectiveKind::AllReduce, bytes);
   EXPECT_EQ(c.best().algorithm, "NVLS");
   const double bw = 16 * 20 * 0.85 * 15.0 / 16 * 2 * 8 / 14;
   EXPECT_NEAR(c.best().bandwidth_GBps, bw, 1e-3);
-  EXPECT_NEAR(c.time_us, 25 + bytes / (1000 * bw), 0.05);
-  EXPECT_NEAR(c.busbw_GBps(8), 510.0 * bytes / (bytes + 25e3 * bw), 0.01);
+  const double fill = 1048576 / (1000 * 510.0 / 16);
+  EXPECT_NEAR(c.best().fill_us, fill, 1e-3);
+  EXPECT_NEAR(c.time_us, 25 + bytes / (1000 * bw) + fill, 0.05);
+  EXPECT_NEAR(c.busbw_GBps(8), 510.0 * bytes / (bytes + (25 + fill) * 1e3 * bw), 0.01);
+}
+
+TEST(NcclCostModel, RingFillGrowsWithSizeUntilTheSliceIsFull) {
+  // Ring/Simple on one A100 node (12 channels of 20 GB/s, 8 ranks): 14 stages; slice = min(1 MiB, S / (12 x 8 x 2)).
+  const CommSystem s = comm_system(machine::machine("dgx-a100"), 1);
+  const auto fill_at = [&](int64_t bytes) {
+    return find(choose(s, CollectiveKind::AllReduce, bytes, "Ring"), "Ring", "Simple").fill_us;
+  };
+  EXPECT_NEAR(fill_at(int64_t{16} << 20), 13 * (16.0 * 1048576 / 192) / (1000 * 20.0), 1e-6);
+  EXPECT_NEAR(fill_at(int64_t{1} << 30), 13 * 1048576.0 / (1000 * 20.0), 1e-6);  // 1 GiB / 192 > 1 MiB
+  EXPECT_DOUBLE_EQ(find(choose(s, CollectiveKind::AllReduce, 1 << 20), "Ring", "LL").fill_us, 0.0);
 }
 
 TEST(NcclCostModel, RingSimpleAcrossTwoNodesPaysTheNetworkHopsAndThePlateau) {

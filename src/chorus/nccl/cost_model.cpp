@@ -11,7 +11,8 @@ namespace chorus::nccl {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-constexpr int kSendRecvChannels = 32;  // NCCL's p2p channels per peer pair on NVLink machines
+constexpr int kSendRecvChannels = 32;
+constexpr double kSimpleSliceBytes = 1 << 20;  // NCCL's p2p channels per peer pair on NVLink machines
 
 int log2_floor(uint64_t v) {
   return v == 0 ? -1 : std::bit_width(v) - 1;
@@ -162,6 +163,42 @@ double latency(const CommSystem& s, CollectiveKind kind, Algorithm a, Protocol p
   return lat;
 }
 
+// The Simple protocol moves a channel's data in slices through a pipeline of `depth` stages (the ring's steps, the
+// tree's levels, the switch's in and out); the first slice crosses every stage before the last one enters, which
+// NCCL's cost model leaves out and which is what holds medium sizes below the peak. A slice is NCCL's step (4 MiB
+// buffer / 8 steps) times 2 slice steps, 1 MiB, shrunk for small buffers so that each channel still sees 2 slices per
+// rank (NCCL halves its chunk until every channel has work for each step).
+double pipeline_fill_us(const CommSystem& s, CollectiveKind kind, Algorithm a, Protocol p, int64_t bytes, double bus) {
+  if (p != Protocol::kSimple || kind == CollectiveKind::AllToAll)
+    return 0;
+  const Graph& g = s.graph(a);
+  const double log_nodes = std::max(0, log2_floor(s.nodes));
+  const double ppn = s.ppn();
+  double depth = 0;
+  switch (a) {
+    case Algorithm::kRing:
+      depth = steps_of(kind, s.ranks);
+      break;
+    case Algorithm::kTree:
+      depth = 2 * (ppn - 1 + log_nodes);
+      break;
+    case Algorithm::kNvls:
+      depth = 2;
+      break;
+    case Algorithm::kNvlsTree:
+      depth = 2 + 2 * log_nodes;
+      break;
+    case Algorithm::kPat:
+      depth = log_nodes;
+      break;
+    default:
+      return 0;
+  }
+  const double slice = std::min(kSimpleSliceBytes, static_cast<double>(bytes) / (g.channels * s.ranks * 2.0));
+  const double per_channel = bus / g.channels;
+  return std::max(0.0, depth - 1) * slice / (1000 * per_channel) * s.scales.latency;
+}
+
 Candidate price(const CommSystem& s, CollectiveKind kind, int64_t bytes, Algorithm a, Protocol p) {
   Candidate k;
   k.algorithm = algorithm_name(a);
@@ -172,7 +209,8 @@ Candidate price(const CommSystem& s, CollectiveKind kind, int64_t bytes, Algorit
     k.disabled = availability(s, a, p);
   if (!k.disabled.empty())
     return k;
-  double bw = algorithm_bandwidth(s, kind, a, bus_bandwidth(s, kind, a, p));
+  const double bus = bus_bandwidth(s, kind, a, p);
+  double bw = algorithm_bandwidth(s, kind, a, bus);
   double lat = latency(s, kind, a, p);
   if (bw <= 0) {
     k.disabled = "no bandwidth in the tuner's tables";
@@ -190,7 +228,8 @@ Candidate price(const CommSystem& s, CollectiveKind kind, int64_t bytes, Algorit
   lat *= s.scales.latency;
   k.latency_us = lat;
   k.bandwidth_GBps = bw;
-  k.time_us = lat + static_cast<double>(bytes) / (1000 * bw);
+  k.fill_us = pipeline_fill_us(s, kind, a, p, bytes, bus);
+  k.time_us = lat + static_cast<double>(bytes) / (1000 * bw) + k.fill_us;
   return k;
 }
 

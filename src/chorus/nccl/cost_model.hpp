@@ -24,7 +24,8 @@ struct Candidate {
   uint32_t channels = 0;
   double latency_us = 0;      // the tuner's latency for this call (after the ring plateau factor)
   double bandwidth_GBps = 0;  // the tuner's algorithm bandwidth (after the tree correction); 0 when disabled
-  double time_us = -1;        // latency + bytes / bandwidth; -1 when disabled
+  double fill_us = 0;         // the Simple protocol's pipeline fill, which NCCL's own model leaves out
+  double time_us = -1;        // latency + bytes / bandwidth + fill; -1 when disabled
   std::string disabled;       // why the library does not use it (empty when enabled)
 
   bool enabled() const { return disabled.empty(); }

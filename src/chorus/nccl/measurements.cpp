@@ -104,6 +104,12 @@ MeasuredRun read_setup(const fs::path& dir) {
   if (run.forced_algorithm == "none")
     run.forced_algorithm.clear();
   run.source = string_field(doc, file, "source", true);
+  if (doc.contains("valid_from_bytes")) {
+    const nlohmann::json& v = doc["valid_from_bytes"];
+    if (!v.is_number_integer() || v.get<int64_t>() < 0)
+      throw Error(file, "valid_from_bytes", fmt::format("is {}; must be a byte count >= 0", v.dump()));
+    run.valid_from_bytes = v.get<int64_t>();
+  }
   run.hardware = string_field(doc, file, "hardware_as_stated", false);
   const std::string log_path = (dir / "log.txt").string();
   const std::string text = read_text_file(log_path);
@@ -172,7 +178,7 @@ std::vector<RowError> compare(const MeasuredRun& run, const Scales& scales) {
   std::vector<RowError> rows;
   for (const NcclTestsRow& row : run.log.rows) {
     const NcclTestsMeasurement& m = row.out_of_place;
-    if (row.size.count() <= 0 || m.time_us <= 0 || m.busbw_GBps <= 0)
+    if (row.size.count() <= 0 || row.size.count() < run.valid_from_bytes || m.time_us <= 0 || m.busbw_GBps <= 0)
       continue;
     const Choice c = choose(system, run.kind, row.size.count(), run.forced_algorithm);
     if (!std::isfinite(c.time_us)) {

@@ -21,6 +21,7 @@ struct MeasuredRun {
   uint32_t gpus_per_node = 0;  // 0: the whole node
   CollectiveKind kind = CollectiveKind::AllReduce;
   std::string forced_algorithm;  // NCCL_ALGO of the run ("Ring"), empty when the library chose
+  int64_t valid_from_bytes = 0;  // rows below this size are noise by the setup's own note (setup.json)
   std::string source;
   std::string hardware;
   NcclTestsLog log;
