@@ -132,7 +132,7 @@ void run(const FusedOptions& o) {
   std::optional<AstraSystemConfig> system;
   if (!o.collective_system.empty())
     system = load_astra_system(o.collective_system);
-  CollectiveTimer timer(topology, CollectiveTimerOptions{*model, system ? &*system : nullptr, false, {}});
+  CollectiveTimer timer(topology, CollectiveTimerOptions{*model, system ? &*system : nullptr, false, {}, {}});
   GroupBounds bounds(topology);
   const fused::FusedResult r = fused::evaluate_fused(q, timer, bounds);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -8,6 +8,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/nccl/comm_system.hpp"
 #include "chorus/nccl/cost_model.hpp"
+#include "chorus/nccl/group_timing.hpp"
 
 namespace chorus::nccl {
 namespace {
@@ -65,18 +66,20 @@ TEST(NcclCostModel, SmallAllReduceOnOneH100NodeIsRingLowLatency) {
 }
 
 TEST(NcclCostModel, LargeAllReduceOnOneH100NodeIsNvls) {
-  // NVLS: 16 channels x 20 GB/s x 0.85 efficiency x 15/16 x 2 (All-Reduce pipelines two operations) = 510 bus,
-  // x 8/14 = 291.43 algorithm; latency is the NVLink NVLS hop, 25 us; the pipeline fill is one 1 MiB slice through
-  // one more stage (in, out) at a channel's 510 / 16 GB/s.
+  // NVLS: NCCL's 16 channels x 20 GB/s x 0.85 efficiency x 15/16 x 2 (All-Reduce pipelines two operations) = 510
+  // bus, held to what the links carry: 16 x 20 x 2 x 7/9 = 497.8 (each GPU moves 9/8 of the buffer); x 8/14 =
+  // 284.4 algorithm. Latency: the NVLink NVLS hop, 25 us; fill: one 1 MiB slice through one more stage at a
+  // channel's 497.8 / 16 GB/s.
   const int64_t bytes = int64_t{8} << 30;
   const Choice c = choose(comm_system(machine::machine("dgx-h100"), 1), CollectiveKind::AllReduce, bytes);
   EXPECT_EQ(c.best().algorithm, "NVLS");
-  const double bw = 16 * 20 * 0.85 * 15.0 / 16 * 2 * 8 / 14;
+  const double bus = 16 * 20 * 2 * 7.0 / 9;
+  const double bw = bus * 8 / 14;
   EXPECT_NEAR(c.best().bandwidth_GBps, bw, 1e-3);
-  const double fill = 1048576 / (1000 * 510.0 / 16);
+  const double fill = 1048576 / (1000 * bus / 16);
   EXPECT_NEAR(c.best().fill_us, fill, 1e-3);
   EXPECT_NEAR(c.time_us, 25 + bytes / (1000 * bw) + fill, 0.05);
-  EXPECT_NEAR(c.busbw_GBps(8), 510.0 * bytes / (bytes + (25 + fill) * 1e3 * bw), 0.01);
+  EXPECT_NEAR(c.busbw_GBps(8), bus * bytes / (bytes + (25 + fill) * 1e3 * bw), 0.01);
 }
 
 TEST(NcclCostModel, RingFillGrowsWithSizeUntilTheSliceIsFull) {
@@ -148,6 +151,39 @@ TEST(NcclCommSystem, RefusesMachinesNcclDoesNotRunOnAndBadNodeCounts) {
   EXPECT_THROW(comm_system(machine::machine("dgx-h100"), 0), Error);
   EXPECT_THROW(comm_system(machine::machine("dgx-h100"), 1025), Error);
   EXPECT_THROW(comm_system(machine::machine("dgx-h100"), 1, {}, 9), Error);
+}
+
+}  // namespace
+}  // namespace chorus::nccl
+
+namespace chorus::nccl {
+namespace {
+
+TEST(NcclCostModel, NvlsOnTwoGpusIsHeldToWhatTheirLinksCarry) {
+  // 2 GPUs of an H100 node: NCCL's formula gives 16 x 20 x 0.85 x 15/16 x 2 = 510 GB/s bus; each GPU's links carry
+  // 3/2 of the buffer, so a channel's bus bandwidth is at most 20 x 2 x 1 / 3: 16 channels, 213.3 GB/s.
+  const CommSystem s = comm_system(machine::machine("dgx-h100"), 1, {}, 2);
+  const Choice c = choose(s, CollectiveKind::AllReduce, int64_t{1} << 30, "NVLS");
+  EXPECT_NEAR(c.best().bandwidth_GBps, 16 * 20 * 2.0 / 3 * 2 / 2, 1e-6);  // x nRanks / nsteps = 2 / 2
+}
+
+TEST(NcclGroupTiming, GroupsAreCommunicatorsOfTheNodesTheySpan) {
+  const NcclContext h100{&machine::machine("dgx-h100"), {}};
+  const Bytes size = Bytes::mib(64);
+  // Four GPUs of node 0: one node, 4 ranks.
+  const GroupTiming inside = time_group(h100, CollectiveKind::AllReduce, size, {0, 1, 2, 3});
+  const Choice one_node =
+      choose(comm_system(machine::machine("dgx-h100"), 1, {}, 4), CollectiveKind::AllReduce, size.count());
+  EXPECT_EQ(inside.duration.picoseconds(), std::llround(one_node.time_us * 1e6));
+  EXPECT_EQ(inside.label,
+            "nccl:" + std::string(one_node.best().algorithm) + "/" + std::string(one_node.best().protocol));
+  // GPU 0 of two nodes: 2 nodes, one rank each.
+  const GroupTiming across = time_group(h100, CollectiveKind::AllReduce, size, {0, 8});
+  const Choice two_nodes =
+      choose(comm_system(machine::machine("dgx-h100"), 2, {}, 1), CollectiveKind::AllReduce, size.count());
+  EXPECT_EQ(across.duration.picoseconds(), std::llround(two_nodes.time_us * 1e6));
+  EXPECT_GT(across.duration, inside.duration);  // one NIC against NVLink
+  EXPECT_EQ(time_group(h100, CollectiveKind::AllReduce, size, {5}).duration, Time::zero());
 }
 
 }  // namespace

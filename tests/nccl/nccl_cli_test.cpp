@@ -111,3 +111,34 @@ TEST(NcclCli, BadInputIsOneLine) {
 
 }  // namespace
 }  // namespace chorus
+
+namespace chorus {
+namespace {
+
+TEST(NcclCli, SimTimesEachGroupAsNcclDoes) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "chorus-nccl-sim";
+  fs::remove_all(dir);
+  // 16 GPUs: TP 4 inside a node, PP 2, DP 2.
+  const auto gen =
+      run_chorus({"generate", "llm", "--model", std::string(CHORUS_SOURCE_DIR) + "/examples/llm/llama2-7b.json", "--dp",
+                  "2", "--tp", "4", "--pp", "2", "--microbatches", "2", "--gpu", "h100-80gb", "--out", dir.string()},
+                 false);
+  ASSERT_EQ(gen.status, 0) << gen.out;
+  const std::vector<std::string> sim{
+      "sim",      "--workload", dir.string(), "--comm-groups", (dir / "comm_groups.json").string(), "--machine",
+      "dgx-h100", "--nodes",    "2"};
+  const auto run = run_chorus(with(sim, {"--collectives", "nccl"}), false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("nccl:"), std::string::npos) << run.out;
+  expect_input_error(
+      run_chorus({"sim", "--workload", dir.string(), "--comm-groups", (dir / "comm_groups.json").string(), "--topology",
+                  "ring:16", "--bandwidth", "50GB/s", "--collectives", "nccl"},
+                 true),
+      {"--collectives", "--machine"});
+  expect_input_error(run_chorus(with(sim, {"--collectives", "fast"}), true), {"--collectives", "fast"});
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace chorus

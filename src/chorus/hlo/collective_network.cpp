@@ -28,7 +28,7 @@ CollectiveNetwork::CollectiveNetwork(Topology topology, std::string name, Networ
       name_(std::move(name)),
       model_(model),
       system_(std::move(system)),
-      timer_(topology_, {.model = model_, .system = system_ ? &*system_ : nullptr, .link_stats = false, .packet = {}}),
+      timer_(topology_, {.model = model_, .system = system_ ? &*system_ : nullptr, .link_stats = false, .packet = {}, .nccl = {}}),
       bounds_(topology_) {}
 
 std::string CollectiveNetwork::describe() const {

@@ -123,7 +123,9 @@ CommSystem comm_system(const machine::Machine& m, uint32_t nodes, const Scales& 
   const double per_link =
       s.amd ? kRcclXgmiBwPerLink * (m.peer_bandwidth() / 1e9) / kMi300LinkGBps : nvlink_bw_per_link(s.generation);
   s.intra_bw = m.scale_up_links * per_link;
-  s.nics_per_node = m.nics_per_node;
+  // A communicator on part of a node reaches the network through its own GPUs' NICs (their rails).
+  s.nics_per_node =
+      m.nics_per_node == 0 ? 0 : std::max<uint32_t>(1, m.nics_per_node * s.gpus_per_node / m.gpus_per_node);
   s.nic_bw = m.nic_bandwidth / 1e9;
   s.scales = scales;
 

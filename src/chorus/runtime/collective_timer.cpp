@@ -78,6 +78,16 @@ TimedCollective CollectiveTimer::run(CommType type, Bytes bytes, const Topology&
   return timed;
 }
 
+const TimedCollective& CollectiveTimer::time_by_nccl(CommType type, Bytes bytes, const std::vector<uint32_t>& members) {
+  const NcclKey key{type, bytes, members};
+  if (const auto it = nccl_cache_.find(key); it != nccl_cache_.end())
+    return it->second;
+  const CollectiveKind kind = *simulated_kind(type);
+  const Bytes size = kind == CollectiveKind::AllGather ? bytes * static_cast<int64_t>(members.size()) : bytes;
+  const nccl::GroupTiming t = nccl::time_group(*options_.nccl, kind, size, members);
+  return nccl_cache_.emplace(key, TimedCollective{t.duration, t.label, size, std::nullopt, {}}).first->second;
+}
+
 const CollectiveTimer::RingShape& CollectiveTimer::cached_ring_shape(const std::vector<uint32_t>& members) {
   if (const auto it = ring_shapes_.find(members); it != ring_shapes_.end())
     return it->second;
@@ -85,6 +95,8 @@ const CollectiveTimer::RingShape& CollectiveTimer::cached_ring_shape(const std::
 }
 
 const TimedCollective& CollectiveTimer::time(CommType type, Bytes bytes, const std::vector<uint32_t>& members) {
+  if (options_.nccl)
+    return time_by_nccl(type, bytes, members);
   const bool whole = members.size() == topology_.npu_count();
   const RingShape shape = whole ? RingShape{} : cached_ring_shape(members);
   const Key key{type, bytes, whole, shape};

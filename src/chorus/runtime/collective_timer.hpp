@@ -5,6 +5,7 @@
 // - A smaller group becomes a 1-D logical ring over its members, as ASTRA-sim's CommunicatorGroup does: a ring
 //   topology whose every hop costs what the slowest member-to-next-member message costs on the real network,
 //   running ASTRA-sim's Ring algorithm.
+// - With `nccl` set, every group's collective is what NCCL's cost model gives for the nodes the group spans.
 // Results are cached by what determines them (kind, size and the group's ring shape), so a 1024-NPU workload
 // with 128 data-parallel groups of the same shape times each distinct collective once.
 // With `link_stats` (aware and flow models) the evaluation that times a distinct collective also returns its
@@ -25,6 +26,7 @@
 
 #include "chorus/astra/system_config.hpp"
 #include "chorus/chakra/trace.hpp"
+#include "chorus/nccl/group_timing.hpp"
 #include "chorus/network/message_cost.hpp"
 #include "chorus/sim/collective_run.hpp"
 #include "chorus/topology/topology.hpp"
@@ -36,6 +38,8 @@ struct CollectiveTimerOptions {
   const AstraSystemConfig* system = nullptr;  // ASTRA-sim compatibility when set
   bool link_stats = false;                    // collect per-link statistics (aware and flow models only)
   PacketOptions packet;                       // the packet model's queues
+  // Every collective timed by NCCL's model of this machine for its group (nccl/group_timing.hpp), not simulated.
+  std::optional<nccl::NcclContext> nccl;
 };
 
 struct TimedCollective {
@@ -69,11 +73,14 @@ class CollectiveTimer {
   RingShape ring_shape(const std::vector<uint32_t>& members) const;
   const RingShape& cached_ring_shape(const std::vector<uint32_t>& members);
   TimedCollective run(chakra::CommType type, Bytes bytes, const Topology& topology, bool whole_network) const;
+  const TimedCollective& time_by_nccl(chakra::CommType type, Bytes bytes, const std::vector<uint32_t>& members);
+  using NcclKey = std::tuple<chakra::CommType, Bytes, std::vector<uint32_t>>;
 
   const Topology& topology_;
   CollectiveTimerOptions options_;
   std::unique_ptr<MessageCost> cost_;
   std::map<Key, TimedCollective> cache_;
+  std::map<NcclKey, TimedCollective> nccl_cache_;
   // Per member list: a group issues many collectives, and its shape costs 2 x members message delays.
   std::map<std::vector<uint32_t>, RingShape> ring_shapes_;
 };

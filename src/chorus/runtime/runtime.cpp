@@ -161,7 +161,8 @@ class Runtime {
       : workload_(workload),
         topology_(topology),
         options_(options),
-        timer_(topology, CollectiveTimerOptions{options.model, options.system, wants_links(), options.packet}),
+        timer_(topology,
+               CollectiveTimerOptions{options.model, options.system, wants_links(), options.packet, options.nccl}),
         p2p_(make_message_cost(topology, options.system != nullptr ? AstraCompat::full() : AstraCompat{})),
         memory_(options.memory) {
     check_inputs();

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "chorus/astra/system_config.hpp"
+#include "chorus/nccl/group_timing.hpp"
 #include "chorus/network/link_stats.hpp"
 #include "chorus/runtime/fused_ops.hpp"
 #include "chorus/runtime/link_load.hpp"
@@ -56,6 +57,8 @@ struct RuntimeOptions {
   // or flow); 0: not recorded.
   size_t link_load_bins = 0;
   PacketOptions packet;  // packet model: its switch queues
+  // Collectives timed by NCCL's model of a machine for their groups (nccl/group_timing.hpp); none: simulated.
+  std::optional<nccl::NcclContext> nccl;
   // Hears of each trace node completed (core/progress.hpp); none: silent.
   Progress* progress = nullptr;
 };
