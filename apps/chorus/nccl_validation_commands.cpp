@@ -77,10 +77,13 @@ struct Means {
   int rows[2] = {0, 0};
   double worst = 0;  // the largest mean |error| of one setup, all its rows
   std::string worst_setup;
+  double median = 0;  // the median setup's mean |error|, all its rows
+  int within_25 = 0;  // setups whose mean |error| is at most 25 %
 };
 
 Means means(const std::vector<SetupReport>& reports, bool held_out) {
   Means m;
+  std::vector<double> per_setup;
   for (const SetupReport& r : reports) {
     const nccl::BandErrors& e = held_out ? r.held_out : r.uncalibrated;
     double all = 0;
@@ -95,7 +98,15 @@ Means means(const std::vector<SetupReport>& reports, bool held_out) {
       m.worst = all / n;
       m.worst_setup = r.run->name;
     }
+    if (n > 0)
+      per_setup.push_back(all / n);
   }
+  std::sort(per_setup.begin(), per_setup.end());
+  if (!per_setup.empty()) {
+    const size_t mid = per_setup.size() / 2;
+    m.median = per_setup.size() % 2 == 1 ? per_setup[mid] : (per_setup[mid - 1] + per_setup[mid]) / 2;
+  }
+  m.within_25 = static_cast<int>(std::count_if(per_setup.begin(), per_setup.end(), [](double e) { return e <= 0.25; }));
   for (int b = 0; b < 2; ++b) {
     if (m.rows[b] > 0)
       m.band[b] /= m.rows[b];
@@ -111,7 +122,9 @@ nlohmann::ordered_json band_json(const nccl::BandErrors& e) {
 }
 
 nlohmann::ordered_json means_json(const Means& m) {
-  return {{"below_1MiB", m.band[0]}, {"from_1MiB", m.band[1]}, {"worst_setup", m.worst_setup}, {"worst", m.worst}};
+  return {{"below_1MiB", m.band[0]},      {"from_1MiB", m.band[1]},
+          {"median_setup", m.median},     {"setups_within_25_percent", m.within_25},
+          {"worst_setup", m.worst_setup}, {"worst", m.worst}};
 }
 
 void print_validation(const std::string& dir, const std::vector<SetupReport>& reports) {
@@ -131,10 +144,14 @@ void print_validation(const std::string& dir, const std::vector<SetupReport>& re
   }
   const Means u = means(reports, false);
   const Means h = means(reports, true);
-  fmt::print("\nmean over rows      uncalibrated: {:.1f}% below 1 MiB, {:.1f}% from 1 MiB; worst setup {:.1f}% ({})\n",
-             100 * u.band[0], 100 * u.band[1], 100 * u.worst, u.worst_setup);
-  fmt::print("                    held out:     {:.1f}% below 1 MiB, {:.1f}% from 1 MiB; worst setup {:.1f}% ({})\n",
-             100 * h.band[0], 100 * h.band[1], 100 * h.worst, h.worst_setup);
+  for (const auto& [name, m] : {std::pair{"uncalibrated", u}, std::pair{"held out", h}}) {
+    fmt::print(
+        "\n{:<13} mean over rows {:.1f}% below 1 MiB, {:.1f}% from 1 MiB; median setup {:.1f}%; {} of {} setups "
+        "within 25%; worst setup {:.1f}% ({})",
+        name, 100 * m.band[0], 100 * m.band[1], 100 * m.median, m.within_25, reports.size(), 100 * m.worst,
+        m.worst_setup);
+  }
+  fmt::print("\n");
 }
 
 struct ValidateOptions {
