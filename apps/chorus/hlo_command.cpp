@@ -22,6 +22,7 @@
 #include "chorus/hlo/validation.hpp"
 #include "chorus/io/output_file.hpp"
 #include "chorus/sim/collective_run.hpp"
+#include "collectives_option.hpp"
 #include "commands.hpp"
 #include "topology_options.hpp"
 
@@ -34,6 +35,7 @@ struct NetworkOptions {
   TopologyOptions topology;
   std::string collective_system;
   std::string model;
+  std::string collectives;  // simulated | nccl (collectives_option.hpp)
 };
 
 void add_network_options(CLI::App& command, NetworkOptions& o) {
@@ -41,26 +43,31 @@ void add_network_options(CLI::App& command, NetworkOptions& o) {
   command.add_option("--collective-system", o.collective_system,
                      "ASTRA-sim system JSON: the collective algorithms, chunking and overheads (needs a network)");
   command.add_option("--model", o.model, "network model for collectives: unaware (default) | aware | flow | packet");
+  add_collectives_option(command, o.collectives);
 }
 
 std::unique_ptr<hlo::CollectiveNetwork> make_network(const NetworkOptions& o) {
   if (o.topology.network.empty() && o.topology.topology.empty() && o.topology.machine.empty()) {
     for (const auto& [flag, value] :
          {std::pair{"--collective-system", &o.collective_system}, std::pair{"--model", &o.model},
-          std::pair{"--bandwidth", &o.topology.bandwidth}, std::pair{"--latency", &o.topology.latency}})
+          std::pair{"--collectives", &o.collectives}, std::pair{"--bandwidth", &o.topology.bandwidth},
+          std::pair{"--latency", &o.topology.latency}})
       if (!value->empty())
         throw Error("", flag, "applies only with --network FILE.yml, --topology SPEC or --machine NAME");
     return nullptr;
   }
   const std::optional<NetworkModelKind> model = network_model_argument(o.model.empty() ? "unaware" : o.model);
+  TopologyOptions topology_options = o.topology;
+  const std::optional<nccl::NcclContext> nccl_context =
+      resolve_collectives(o.collectives, topology_options, "--collective-system", !o.collective_system.empty());
   std::optional<AstraSystemConfig> system;
   if (!o.collective_system.empty())
     system = load_astra_system(o.collective_system);
-  Topology topology = make_topology(o.topology);
+  Topology topology = make_topology(topology_options);
   const std::string name = !o.topology.network.empty()    ? o.topology.network
                            : !o.topology.topology.empty() ? o.topology.topology
                                                           : topology.name();
-  return std::make_unique<hlo::CollectiveNetwork>(std::move(topology), name, *model, std::move(system));
+  return std::make_unique<hlo::CollectiveNetwork>(std::move(topology), name, *model, std::move(system), nccl_context);
 }
 
 void warn_below_bound(const hlo::Module& module, const hlo::Analysis& a) {

@@ -21,12 +21,12 @@
 #include "chorus/astra/system_config.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/io/output_file.hpp"
-#include "chorus/nccl/calibrated_machine.hpp"
 #include "chorus/network/model_registry.hpp"
 #include "chorus/report/sim_report.hpp"
 #include "chorus/runtime/reports.hpp"
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/workload/workload.hpp"
+#include "collectives_option.hpp"
 #include "commands.hpp"
 #include "terminal_progress.hpp"
 #include "topology_options.hpp"
@@ -87,10 +87,7 @@ void add_options(CLI::App& cmd, SimOptions& o) {
   cmd.add_option("--comm-groups,--comm-group-configuration", o.comm_groups,
                  "communicator groups JSON {\"<pg_name>\": [npu, ...]}");
   cmd.add_option("--model", o.model, network_models().help());
-  cmd.add_option("--collectives", o.collectives,
-                 "simulated (default: the network model runs each collective's algorithm) | nccl: each group's "
-                 "collective as NCCL (RCCL) runs it on --machine NAME|FILE.json, by the library's cost model, the "
-                 "times `chorus collective --algorithm nccl` shows");
+  add_collectives_option(cmd, o.collectives);
   cmd.add_option("--queue", o.queue,
                  "with --model packet: the buffer of every output port, e.g. 512KiB (default 1MiB, drop-tail)");
   cmd.add_flag("--ecn", o.ecn, "with --model packet: RED queues marking ECN, DCQCN-style senders");
@@ -169,19 +166,8 @@ void run(const SimOptions& o) {
   if (o.contention && !network_models().get(*model).info().fair_sharing)
     throw Error("", "--contention", fmt::format("needs --model flow (got {})", o.model));
   TopologyOptions topology_options = o.topology;
-  std::optional<nccl::NcclContext> nccl_context;
-  if (o.collectives == "nccl") {
-    if (o.topology.machine.empty())
-      throw Error("", "--collectives", "nccl needs --machine NAME|FILE.json [--nodes N]");
-    if (!o.system.empty())
-      throw Error("", "--system", "does not apply with --collectives nccl (NCCL chooses the algorithms)");
-    const nccl::CalibratedMachine m = nccl::resolve_machine(o.topology.machine, "machine");
-    (void)nccl::comm_system(*m.machine, 1, m.scales);  // refuses machines NCCL does not run on
-    nccl_context = nccl::NcclContext{m.machine, m.scales};
-    topology_options.machine = m.machine->name;
-  } else if (o.collectives != "simulated") {
-    throw Error("", "--collectives", fmt::format("is '{}'; expected simulated or nccl", o.collectives));
-  }
+  const std::optional<nccl::NcclContext> nccl_context =
+      resolve_collectives(o.collectives, topology_options, "--system", !o.system.empty());
   const Topology topology = make_topology(topology_options);
   std::optional<AstraSystemConfig> system;
   if (!o.system.empty())

@@ -142,3 +142,22 @@ TEST(NcclCli, SimTimesEachGroupAsNcclDoes) {
 
 }  // namespace
 }  // namespace chorus
+
+namespace chorus {
+namespace {
+
+TEST(NcclCli, HloTimesCollectivesAsNcclDoes) {
+  const std::string module = std::string(CHORUS_SOURCE_DIR) + "/tests/data/hlo/dlrm_tpuv3_after_optimizations.hlo.txt";
+  const std::vector<std::string> base{"hlo", "analyze",   module,     "--system", "h100", "--npus",
+                                      "64",  "--machine", "dgx-h100", "--nodes",  "8"};
+  const auto run = run_chorus(with(base, {"--collectives", "nccl", "--json"}), false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("NCCL's algorithms"), std::string::npos);
+  expect_input_error(run_chorus(with(base, {"--collectives", "nccl", "--collective-system",
+                                            std::string(CHORUS_SOURCE_DIR) + "/tests/data/hlo/round_system.json"}),
+                                true),
+                     {"--collective-system", "--collectives nccl"});
+}
+
+}  // namespace
+}  // namespace chorus

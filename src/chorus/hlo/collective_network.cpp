@@ -23,17 +23,22 @@ std::optional<chakra::CommType> hlo_comm_type(const std::string& opcode) {
 }
 
 CollectiveNetwork::CollectiveNetwork(Topology topology, std::string name, NetworkModelKind model,
-                                     std::optional<AstraSystemConfig> system)
+                                     std::optional<AstraSystemConfig> system, std::optional<nccl::NcclContext> nccl)
     : topology_(std::move(topology)),
       name_(std::move(name)),
       model_(model),
       system_(std::move(system)),
-      timer_(topology_, {.model = model_, .system = system_ ? &*system_ : nullptr, .link_stats = false, .packet = {}, .nccl = {}}),
+      nccl_(nccl.has_value()),
+      timer_(
+          topology_,
+          {.model = model_, .system = system_ ? &*system_ : nullptr, .link_stats = false, .packet = {}, .nccl = nccl}),
       bounds_(topology_) {}
 
 std::string CollectiveNetwork::describe() const {
   return fmt::format("{} ({} NPUs, {} model, {})", name_, topology_.npu_count(), to_string(model_),
-                     system_ ? "algorithms of the collective system JSON" : "native algorithms");
+                     nccl_     ? "NCCL's algorithms by its cost model"
+                     : system_ ? "algorithms of the collective system JSON"
+                               : "native algorithms");
 }
 
 std::optional<CollectiveTiming> CollectiveNetwork::time(const std::string& opcode, Bytes bytes,

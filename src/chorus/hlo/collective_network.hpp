@@ -27,8 +27,9 @@ struct CollectiveTiming {
 
 class CollectiveNetwork {
  public:
+  // `nccl`: every group's collective timed by NCCL's model of that machine (nccl/group_timing.hpp).
   CollectiveNetwork(Topology topology, std::string name, NetworkModelKind model,
-                    std::optional<AstraSystemConfig> system);
+                    std::optional<AstraSystemConfig> system, std::optional<nccl::NcclContext> nccl = std::nullopt);
   CollectiveNetwork(const CollectiveNetwork&) = delete;
   CollectiveNetwork& operator=(const CollectiveNetwork&) = delete;
 
@@ -45,6 +46,7 @@ class CollectiveNetwork {
   std::string name_;
   NetworkModelKind model_;
   std::optional<AstraSystemConfig> system_;  // before timer_, which points at it
+  bool nccl_ = false;
   CollectiveTimer timer_;
   GroupBounds bounds_;
 };
