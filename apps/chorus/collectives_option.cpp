@@ -25,6 +25,10 @@ std::optional<nccl::NcclContext> resolve_collectives(const std::string& collecti
     throw Error("", "--collectives", "nccl needs --machine NAME|FILE.json [--nodes N]");
   if (system_given)
     throw Error("", system_flag, "does not apply with --collectives nccl (NCCL chooses the algorithms)");
+  if (topology.machine.ends_with(".xml"))
+    throw Error("", "--machine",
+                "a topology dump describes one node's links, not a network; give a preset or a "
+                "calibrated machine JSON");
   const nccl::CalibratedMachine m = nccl::resolve_machine(topology.machine, "machine");
   (void)nccl::comm_system(*m.machine, 1, m.scales);  // refuses machines NCCL does not run on
   topology.machine = m.machine->name;

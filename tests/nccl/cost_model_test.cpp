@@ -82,15 +82,18 @@ TEST(NcclCostModel, LargeAllReduceOnOneH100NodeIsNvls) {
   EXPECT_NEAR(c.busbw_GBps(8), bus * bytes / (bytes + (25 + fill) * 1e3 * bw), 0.01);
 }
 
-TEST(NcclCostModel, RingFillGrowsWithSizeUntilTheSliceIsFull) {
-  // Ring/Simple on one A100 node (12 channels of 20 GB/s, 8 ranks): 14 stages; slice = min(1 MiB, S / (12 x 8 x 2)).
-  const CommSystem s = comm_system(machine::machine("dgx-a100"), 1);
+TEST(NcclCostModel, TreeFillGrowsWithSizeUntilTheSliceIsFull) {
+  // Tree/Simple on 4 H100 nodes: 16 channels; bus 370.8 x 0.92 = 341.1 GB/s (under 16 x 36), 21.32 per channel;
+  // 2 x (7 + log2 4) = 18 stages; slice = min(1 MiB, S / (16 x 32 x 2)).
+  const CommSystem s = comm_system(machine::machine("dgx-h100"), 4);
   const auto fill_at = [&](int64_t bytes) {
-    return find(choose(s, CollectiveKind::AllReduce, bytes, "Ring"), "Ring", "Simple").fill_us;
+    return find(choose(s, CollectiveKind::AllReduce, bytes), "Tree", "Simple").fill_us;
   };
-  EXPECT_NEAR(fill_at(int64_t{16} << 20), 13 * (16.0 * 1048576 / 192) / (1000 * 20.0), 1e-6);
-  EXPECT_NEAR(fill_at(int64_t{1} << 30), 13 * 1048576.0 / (1000 * 20.0), 1e-6);  // 1 GiB / 192 > 1 MiB
-  EXPECT_DOUBLE_EQ(find(choose(s, CollectiveKind::AllReduce, 1 << 20), "Ring", "LL").fill_us, 0.0);
+  const double per_channel = 370.8 * 0.92 / 16;
+  EXPECT_NEAR(fill_at(int64_t{16} << 20), 17 * (16.0 * 1048576 / 1024) / (1000 * per_channel), 1e-6);
+  EXPECT_NEAR(fill_at(int64_t{1} << 30), 17 * 1048576.0 / (1000 * per_channel), 1e-6);  // 1 GiB / 1024 = 1 MiB
+  EXPECT_DOUBLE_EQ(find(choose(s, CollectiveKind::AllReduce, 1 << 30), "Ring", "Simple").fill_us, 0.0);
+  EXPECT_DOUBLE_EQ(find(choose(s, CollectiveKind::AllReduce, 1 << 20), "Tree", "LL").fill_us, 0.0);
 }
 
 TEST(NcclCostModel, RingSimpleAcrossTwoNodesPaysTheNetworkHopsAndThePlateau) {
@@ -184,6 +187,39 @@ TEST(NcclGroupTiming, GroupsAreCommunicatorsOfTheNodesTheySpan) {
   EXPECT_EQ(across.duration.picoseconds(), std::llround(two_nodes.time_us * 1e6));
   EXPECT_GT(across.duration, inside.duration);  // one NIC against NVLink
   EXPECT_EQ(time_group(h100, CollectiveKind::AllReduce, size, {5}).duration, Time::zero());
+}
+
+}  // namespace
+}  // namespace chorus::nccl
+
+#include "chorus/nccl/calibrated_machine.hpp"
+#include "chorus/topology/machine_topology.hpp"
+
+namespace chorus::nccl {
+namespace {
+
+TEST(NcclTopologyDump, ANodesDumpIsAMachine) {
+  // tests/data/nccl/dgx_a100_like.xml: 8 sm80 GPUs, each with 6 x 2 NVLinks to NVSwitches; 4 NICs of 200 Gb/s.
+  const CalibratedMachine c = resolve_machine(std::string(CHORUS_SOURCE_DIR) + "/tests/data/nccl/dgx_a100_like.xml");
+  const machine::Machine& m = *c.machine;
+  EXPECT_EQ(m.gpus_per_node, 8u);
+  EXPECT_EQ(m.scale_up_links, 12u);
+  EXPECT_EQ(m.scale_up, machine::ScaleUp::kSwitch);
+  EXPECT_DOUBLE_EQ(m.scale_up_bandwidth, 300e9);  // 12 links at the A100's documented 25 GB/s each way
+  EXPECT_EQ(m.nics_per_node, 4u);
+  EXPECT_DOUBLE_EQ(m.nic_bandwidth, 25e9);
+  EXPECT_FALSE(m.in_network_reduction);
+  const CommSystem s = comm_system(m, 2);
+  EXPECT_DOUBLE_EQ(s.intra_bw, 240.0);                // 12 x NCCL's 20 GB/s
+  EXPECT_EQ(s.graph(Algorithm::kRing).channels, 8u);  // one ring per NIC, duplicated
+  // Two GPUs share a NIC: each GPU's rail carries half of one, 12.5 GB/s.
+  const Topology t = machine_topology(m, 2, {});
+  EXPECT_EQ(t.npu_count(), 16u);
+  double slowest = 1e30;
+  for (uint32_t l = 0; l < t.link_count(); ++l)
+    slowest = std::min(slowest, t.link_bandwidth(LinkId{l}).gb_per_second());
+  EXPECT_DOUBLE_EQ(slowest, 12.5);
+  EXPECT_THROW(resolve_machine(std::string(CHORUS_SOURCE_DIR) + "/tests/data/nccl/pcie_t4_like.xml"), Error);
 }
 
 }  // namespace

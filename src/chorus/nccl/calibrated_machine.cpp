@@ -5,6 +5,8 @@
 
 #include "chorus/core/error.hpp"
 #include "chorus/io/json_file.hpp"
+#include "chorus/io/text_file.hpp"
+#include "chorus/topology/nccl_topo.hpp"
 
 namespace chorus::nccl {
 namespace {
@@ -41,11 +43,51 @@ CalibratedMachine read_calibrated(const std::string& file) {
   return c;
 }
 
+const char* device_for_sm(int sm, const std::string& file) {
+  if (sm >= 100)
+    return "b200";
+  if (sm >= 90)
+    return "h100-80gb";
+  if (sm == 80)
+    return "a100-80gb";
+  throw Error(file, "gpu: sm", fmt::format("is {}; chorus has device presets for sm 80, 90 and 100", sm));
+}
+
+CalibratedMachine read_topology_dump(const std::string& file) {
+  const NcclNodeSummary n = summarize_nccl_topology(read_text_file(file), file);
+  if (n.nvlinks_per_gpu == 0)
+    throw Error(file, "gpu: nvlink", "a GPU has no NVLink; NCCL over PCIe alone is not modelled");
+  const char* device = device_for_sm(n.sm, file);
+  const machine::Machine* home = machine::home_machine(device);
+  auto owned = std::make_shared<OwnedMachine>();
+  owned->name = file;
+  owned->label = fmt::format("NCCL topology dump {}", file);
+  machine::Machine& m = owned->machine;
+  m.name = owned->name.c_str();
+  m.label = owned->label.c_str();
+  m.device_name = device;
+  m.gpus_per_node = n.gpus;
+  m.scale_up = n.nvswitch ? machine::ScaleUp::kSwitch : machine::ScaleUp::kFullMesh;
+  // The dump counts links; their rate is the device's documented per-link rate (its home machine's).
+  m.scale_up_links = n.nvlinks_per_gpu;
+  m.scale_up_bandwidth = home->scale_up_bandwidth / home->scale_up_links * n.nvlinks_per_gpu;
+  m.in_network_reduction = n.nvswitch && n.sm >= 90;  // NVLink SHARP: third-generation NVSwitch
+  m.nics_per_node = n.nics;
+  m.nic_bandwidth = n.nic_gbps * 1e9;
+  m.max_nodes = 1024;
+  CalibratedMachine c;
+  c.machine = &owned->machine;
+  c.owned = std::move(owned);
+  return c;
+}
+
 }  // namespace
 
 CalibratedMachine resolve_machine(const std::string& text, const std::string& field) {
   if (text.size() > 5 && text.ends_with(".json"))
     return read_calibrated(text);
+  if (text.size() > 4 && text.ends_with(".xml"))
+    return read_topology_dump(text);
   CalibratedMachine c;
   c.machine = &machine::machine(text, field);
   return c;

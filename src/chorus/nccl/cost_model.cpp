@@ -169,11 +169,11 @@ double latency(const CommSystem& s, CollectiveKind kind, Algorithm a, Protocol p
   return lat;
 }
 
-// The Simple protocol moves a channel's data in slices through a pipeline of `depth` stages (the ring's steps, the
-// tree's levels, the switch's in and out); the first slice crosses every stage before the last one enters, which
-// NCCL's cost model leaves out and which is what holds medium sizes below the peak. A slice is NCCL's step (4 MiB
-// buffer / 8 steps) times 2 slice steps, 1 MiB, shrunk for small buffers so that each channel still sees 2 slices per
-// rank (NCCL halves its chunk until every channel has work for each step).
+// The Simple protocol moves a channel's data in slices through a pipeline of `depth` stages (the tree's chain and
+// levels, up and down; the switch's in and out); the first slice crosses every stage before the last one enters,
+// which NCCL's cost model leaves out. A ring has no such fill: every link of it carries a slice at every step. A slice
+// is NCCL's step (4 MiB buffer / 8 steps) times 2 slice steps, 1 MiB, shrunk for small buffers so that each channel
+// still sees 2 slices per rank (NCCL halves its chunk until every channel has work for each step).
 double pipeline_fill_us(const CommSystem& s, CollectiveKind kind, Algorithm a, Protocol p, int64_t bytes, double bus) {
   if (p != Protocol::kSimple || kind == CollectiveKind::AllToAll)
     return 0;
@@ -182,9 +182,6 @@ double pipeline_fill_us(const CommSystem& s, CollectiveKind kind, Algorithm a, P
   const double ppn = s.ppn();
   double depth = 0;
   switch (a) {
-    case Algorithm::kRing:
-      depth = steps_of(kind, s.ranks);
-      break;
     case Algorithm::kTree:
       depth = 2 * (ppn - 1 + log_nodes);
       break;

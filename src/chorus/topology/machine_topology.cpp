@@ -20,11 +20,8 @@ Topology machine_topology(const machine::Machine& m, uint32_t nodes, const std::
                             "torus with --topology torus2d/torus3d and --bandwidth",
                             m.name));
   }
-  if (nodes > 1 && m.nics_per_node != m.gpus_per_node) {
-    throw Error(
-        "", Argument{"machine"},
-        fmt::format("{}: {} NICs for {} GPUs; rails need one NIC per GPU", m.name, m.nics_per_node, m.gpus_per_node));
-  }
+  if (nodes > 1 && m.nics_per_node == 0)
+    throw Error("", Argument{"machine"}, fmt::format("{}: no NICs; its nodes cannot be joined", m.name));
   if (latencies.size() > 2)
     throw Error("", Argument{"latency"}, fmt::format("has {} values; --machine takes intra[,inter]", latencies.size()));
   const Time intra = latencies.empty() ? Time::from_seconds(machine::kScaleUpLinkLatency) : latencies[0];
@@ -35,8 +32,11 @@ Topology machine_topology(const machine::Machine& m, uint32_t nodes, const std::
   else
     dims.push_back(
         Dimension{BlockKind::FullyConnected, m.gpus_per_node, Bandwidth::bytes_per_s(m.peer_bandwidth()), intra});
+  // GPU g of every node on rail g, at its share of the node's NICs: one NIC each on a DGX, half of one where two
+  // GPUs share a NIC, two ports' worth where a node has twice as many ports as GPUs.
+  const double rail = m.nic_bandwidth * m.nics_per_node / m.gpus_per_node;
   if (nodes > 1)
-    dims.push_back(Dimension{BlockKind::Switch, nodes, Bandwidth::bytes_per_s(m.nic_bandwidth), inter});
+    dims.push_back(Dimension{BlockKind::Switch, nodes, Bandwidth::bytes_per_s(rail), inter});
   return compose(std::move(dims), fmt::format("{}:{}", m.name, nodes));
 }
 

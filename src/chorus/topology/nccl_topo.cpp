@@ -365,7 +365,10 @@ double nccl_pci_gbps(std::string_view speed, int width) {
   return (width == 0 ? 16 : width) * per_lane / 80.0;
 }
 
-Topology parse_nccl_topology(std::string_view text, const std::string& file) {
+namespace {
+
+// Parses the document into the reader's device list (every check of parse_nccl_topology).
+Reader read_document(std::string_view text, const std::string& file) {
   pugi::xml_document doc;
   const pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size(), pugi::parse_default);
   Reader r{file, {}};
@@ -386,7 +389,40 @@ Topology parse_nccl_topology(std::string_view text, const std::string& file) {
   size_t index = 0;
   for (const pugi::xml_node& cpu : system.children("cpu"))
     r.read_cpu(cpu, index++);
+  return r;
+}
+
+}  // namespace
+
+Topology parse_nccl_topology(std::string_view text, const std::string& file) {
+  const Reader r = read_document(text, file);
   return build(r, file);
+}
+
+NcclNodeSummary summarize_nccl_topology(std::string_view text, const std::string& file) {
+  const Reader r = read_document(text, file);
+  NcclNodeSummary s;
+  bool first_gpu = true;
+  for (const Device& d : r.devices) {
+    if (d.kind == Kind::Nic && d.net_gbps > 0) {
+      ++s.nics;
+      s.nic_gbps = s.nics == 1 ? d.net_gbps : std::min(s.nic_gbps, d.net_gbps);
+    }
+    if (d.kind != Kind::Gpu)
+      continue;
+    ++s.gpus;
+    uint32_t links = 0;
+    for (const NvLink& l : d.nvlinks) {
+      if (l.tclass == "0x068001")
+        continue;  // NVLink to the CPU
+      links += static_cast<uint32_t>(l.count);
+      s.nvswitch = s.nvswitch || !l.tclass.starts_with("0x03");
+    }
+    s.sm = first_gpu ? d.sm : std::min(s.sm, d.sm);
+    s.nvlinks_per_gpu = first_gpu ? links : std::min(s.nvlinks_per_gpu, links);
+    first_gpu = false;
+  }
+  return s;
 }
 
 Topology load_nccl_topology(const std::string& path) {

@@ -21,6 +21,7 @@
 // or sm, two GPUs with one rank, an NVLink to a bus id that is no GPU of the file, numbers that do not parse.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,19 @@
 namespace chorus {
 
 Topology parse_nccl_topology(std::string_view text, const std::string& file);
+
+// What a node's dump says about its GPUs and NICs, for a machine built from it (nccl/calibrated_machine.hpp): the
+// GPUs, the smallest compute capability, the fewest NVLinks of a GPU (to NVSwitches or GPUs, not the CPU), whether
+// they go through NVSwitches, and the NICs with <net> ports (the slowest one's speed, GB/s). Same checks as above.
+struct NcclNodeSummary {
+  uint32_t gpus = 0;
+  int sm = 0;
+  uint32_t nvlinks_per_gpu = 0;
+  bool nvswitch = false;
+  uint32_t nics = 0;
+  double nic_gbps = 0;
+};
+NcclNodeSummary summarize_nccl_topology(std::string_view text, const std::string& file);
 Topology load_nccl_topology(const std::string& path);
 
 // NCCL's NVLink bandwidth per link for a GPU of compute capability `sm` (e.g. 80), in GB/s (topo.h).
