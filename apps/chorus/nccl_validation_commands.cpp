@@ -217,11 +217,13 @@ void run_calibrate(const CalibrateOptions& o) {
   const Scales fitted = nccl::fit_scales(runs);
   const double before = nccl::mean_abs_error(runs, {});
   const double after = nccl::mean_abs_error(runs, fitted);
-  fmt::print("calibrating {} x {} node{} on {} log{} ({} NCCL model)\n", base.machine->name, o.nodes,
+  fmt::print("calibrating {} x {} node{} on {} log{} ({} cost model)\n", base.machine->name, o.nodes,
              o.nodes == 1 ? "" : "s", runs.size(), runs.size() == 1 ? "" : "s",
              nccl::comm_system(*base.machine, o.nodes).constants->library);
-  fmt::print("scales        intra-node bandwidth x{:.3f}, inter-node bandwidth x{:.3f}, latency x{:.3f}\n",
-             fitted.intra_bandwidth, fitted.inter_bandwidth, fitted.latency);
+  fmt::print(
+      "scales        intra-node bandwidth x{:.3f}, inter-node bandwidth x{:.3f}, latency x{:.3f}, overhead "
+      "{:.2f} us per call\n",
+      fitted.intra_bandwidth, fitted.inter_bandwidth, fitted.latency, fitted.overhead_us);
   fmt::print("mean |busbw error| over every row: {:.1f}% uncalibrated, {:.1f}% fitted\n", 100 * before, 100 * after);
   nlohmann::ordered_json held = nlohmann::ordered_json::object();
   fmt::print("leave one size band out (fit on the other bands, error on the band left out):\n");

@@ -92,7 +92,7 @@ TEST(NcclValidationSet, ErrorIsAgainstTheMeasuredBusBandwidth) {
 
 TEST(NcclFit, RecoversTheScalesALogWasMadeWith) {
   const machine::Machine& m = machine::machine("dgx-h100");
-  const Scales truth{0.8, 0.7, 1.5};
+  const Scales truth{0.8, 0.7, 1.5, 3.0};
   TempDir dir;
   std::vector<MeasuredRun> runs;
   for (const CollectiveKind kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather}) {
@@ -104,6 +104,7 @@ TEST(NcclFit, RecoversTheScalesALogWasMadeWith) {
   EXPECT_NEAR(fitted.intra_bandwidth, truth.intra_bandwidth, 0.02);
   EXPECT_NEAR(fitted.inter_bandwidth, truth.inter_bandwidth, 0.02);
   EXPECT_NEAR(fitted.latency, truth.latency, 0.03);
+  EXPECT_NEAR(fitted.overhead_us, truth.overhead_us, 0.3);
   EXPECT_LT(mean_abs_error(runs, fitted), 0.01);
   EXPECT_GT(mean_abs_error(runs, {}), 0.1);
 }

@@ -39,6 +39,13 @@ CalibratedMachine read_calibrated(const std::string& file) {
   c.scales.intra_bandwidth = scale_field(s, file, "intra_bandwidth");
   c.scales.inter_bandwidth = scale_field(s, file, "inter_bandwidth");
   c.scales.latency = scale_field(s, file, "latency");
+  if (s.contains("overhead_us")) {
+    const nlohmann::json& v = s["overhead_us"];
+    if (!v.is_number() || !(v.get<double>() >= 0) || v.get<double>() > 1e6)
+      throw Error(file, "nccl_scales.overhead_us",
+                  fmt::format("is {}; must be a number of microseconds >= 0", v.dump()));
+    c.scales.overhead_us = v.get<double>();
+  }
   c.calibration = file;
   return c;
 }
@@ -100,7 +107,8 @@ nlohmann::ordered_json calibrated_machine_json(const machine::Machine& base, con
   doc["base"] = base.name;
   doc["nccl_scales"] = {{"intra_bandwidth", scales.intra_bandwidth},
                         {"inter_bandwidth", scales.inter_bandwidth},
-                        {"latency", scales.latency}};
+                        {"latency", scales.latency},
+                        {"overhead_us", scales.overhead_us}};
   doc["fit"] = std::move(fit);
   return doc;
 }

@@ -36,6 +36,7 @@ struct Scales {
   double intra_bandwidth = 1;
   double inter_bandwidth = 1;
   double latency = 1;
+  double overhead_us = 0;  // added to every call: launch and host overhead the library's model leaves out
 };
 
 struct CommSystem {

@@ -228,7 +228,7 @@ Candidate price(const CommSystem& s, CollectiveKind kind, int64_t bytes, Algorit
   if (a == Algorithm::kRing && p == Protocol::kSimple && s.nodes > 1 && kind == CollectiveKind::AllReduce &&
       static_cast<double>(bytes) / (static_cast<double>(ring_channels) * s.ranks) >= 64)
     lat *= s.generation < Generation::kAmpere ? 1.9 : 1.4;  // the ring's plateau
-  lat *= s.scales.latency;
+  lat = lat * s.scales.latency + s.scales.overhead_us;
   k.latency_us = lat;
   k.bandwidth_GBps = bw;
   k.fill_us = pipeline_fill_us(s, kind, a, p, bytes, bus);
@@ -252,7 +252,8 @@ Candidate price_all_to_all(const CommSystem& s, int64_t bytes) {
   k.protocol = "Simple";
   k.channels = kSendRecvChannels;
   const int hop = s.nodes > 1 ? static_cast<int>(Hop::kNet) : 0;
-  k.latency_us = (c.base_latency_us[ring][simple] + c.hop_latency_us[hop][ring][simple]) * s.scales.latency;
+  k.latency_us =
+      (c.base_latency_us[ring][simple] + c.hop_latency_us[hop][ring][simple]) * s.scales.latency + s.scales.overhead_us;
   const double transfer_us = std::max(intra_us, inter_us);
   k.bandwidth_GBps = transfer_us > 0 ? bytes / (1000 * transfer_us) : 0;
   k.time_us = k.latency_us + transfer_us;

@@ -7,6 +7,7 @@ namespace chorus::nccl {
 namespace {
 
 constexpr double kLogLimit = 1.6094379124341003;  // ln 5
+constexpr double kMaxOverheadUs = 100;
 constexpr int kGoldenSteps = 24;
 constexpr int kRounds = 3;
 
@@ -21,14 +22,17 @@ double squared_log_error(const std::vector<MeasuredRun>& runs, const Scales& sca
   return sum;
 }
 
-// Golden-section search of one scale (its log) with the others fixed.
+// Golden-section search of one scale with the others fixed: a multiplier in log space over [1/5, 5], the overhead
+// in linear space over [0, kMaxOverheadUs].
 void fit_one(const std::vector<MeasuredRun>& runs, Scales& scales, double Scales::*member) {
   const double ratio = (std::sqrt(5.0) - 1) / 2;
-  double lo = -kLogLimit;
-  double hi = kLogLimit;
+  const bool additive = member == &Scales::overhead_us;
+  double lo = additive ? 0 : -kLogLimit;
+  double hi = additive ? kMaxOverheadUs : kLogLimit;
+  auto value = [&](double x) { return additive ? x : std::exp(x); };
   auto cost = [&](double x) {
     Scales s = scales;
-    s.*member = std::exp(x);
+    s.*member = value(x);
     return squared_log_error(runs, s);
   };
   double x1 = hi - ratio * (hi - lo);
@@ -50,7 +54,7 @@ void fit_one(const std::vector<MeasuredRun>& runs, Scales& scales, double Scales
       f2 = cost(x2);
     }
   }
-  scales.*member = std::exp((lo + hi) / 2);
+  scales.*member = value((lo + hi) / 2);
 }
 
 }  // namespace
@@ -65,6 +69,7 @@ Scales fit_scales(const std::vector<MeasuredRun>& runs) {
     if (several_nodes)
       fit_one(runs, scales, &Scales::inter_bandwidth);
     fit_one(runs, scales, &Scales::latency);
+    fit_one(runs, scales, &Scales::overhead_us);
   }
   return scales;
 }
