@@ -9,7 +9,8 @@ namespace {
 constexpr double kLogLimit = 1.6094379124341003;  // ln 5
 constexpr double kMaxOverheadUs = 100;
 constexpr int kGoldenSteps = 24;
-constexpr int kRounds = 3;
+constexpr int kMaxRounds = 100;
+constexpr double kConverged = 1e-9;  // relative change of the objective over one round
 
 double squared_log_error(const std::vector<MeasuredRun>& runs, const Scales& scales) {
   double sum = 0;
@@ -64,12 +65,18 @@ Scales fit_scales(const std::vector<MeasuredRun>& runs) {
   bool several_nodes = false;
   for (const MeasuredRun& r : runs)
     several_nodes = several_nodes || r.nodes > 1;
-  for (int round = 0; round < kRounds; ++round) {
+  // The latency multiplier and the overhead both move small sizes, so coordinate descent needs several rounds.
+  double previous = squared_log_error(runs, scales);
+  for (int round = 0; round < kMaxRounds; ++round) {
     fit_one(runs, scales, &Scales::intra_bandwidth);
     if (several_nodes)
       fit_one(runs, scales, &Scales::inter_bandwidth);
     fit_one(runs, scales, &Scales::latency);
     fit_one(runs, scales, &Scales::overhead_us);
+    const double now = squared_log_error(runs, scales);
+    if (previous - now <= kConverged * previous)
+      break;
+    previous = now;
   }
   return scales;
 }
