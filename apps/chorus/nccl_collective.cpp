@@ -10,8 +10,11 @@
 
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/core/error.hpp"
+#include "chorus/io/output_file.hpp"
 #include "chorus/nccl/calibrated_machine.hpp"
 #include "chorus/nccl/cost_model.hpp"
+#include "chorus/report/sweep_report.hpp"
+#include "chorus/sweep/collective_sweep.hpp"
 #include "chorus/sweep/nccl_tests_log.hpp"
 #include "chorus/sweep/size_range.hpp"
 #include "chorus/topology/machine_topology.hpp"
@@ -124,9 +127,25 @@ void print_table(const nccl::CommSystem& s, const nccl::CalibratedMachine& m, co
 
 void refuse_unsupported(const NcclCollectiveArgs& a) {
   if (a.topology.machine.empty())
-    throw Error("", "--algorithm", "nccl runs on a machine: give --machine NAME|FILE.json [--nodes N]");
-  if (!a.sweep.report.empty())
-    throw Error("", "--report", "does not apply to --algorithm nccl yet; use --jsonl or --csv for scripts");
+    throw Error("", "--algorithm", "nccl runs on a machine: give --machine NAME|FILE.json|FILE.xml [--nodes N]");
+}
+
+// The sweep as the size-sweep report draws it: busbw and time per size, the bound, the measured curve.
+void write_report(const NcclCollectiveArgs& a, const nccl::CommSystem& s, const std::vector<SizeResult>& results,
+                  const std::optional<LowerBound>& reference, const NcclTestsLog* measured) {
+  SizeSweep sweep;
+  sweep.algorithm = fmt::format("nccl ({})", s.constants->library);
+  for (const SizeResult& r : results) {
+    SweepPoint p;
+    p.collective = Collective{a.kind, r.size, s.ranks};
+    p.result.time = Time::ps(static_cast<int64_t>(std::llround(r.choice.time_us * 1e6)));
+    if (reference)
+      p.bound = lower_bound_at_size(*reference, r.size);
+    sweep.points.push_back(std::move(p));
+  }
+  const std::string title = fmt::format("{} on {} x {} node{}, {} cost model", to_string(a.kind), s.machine, s.nodes,
+                                        s.nodes == 1 ? "" : "s", s.constants->library);
+  write_output_file(a.sweep.report, "--report", sweep_report_html(sweep, title, measured));
 }
 
 }  // namespace
@@ -154,6 +173,11 @@ void run_nccl_collective(const NcclCollectiveArgs& a) {
     }
     results.push_back(std::move(r));
   }
+  std::optional<NcclTestsLog> measured;
+  if (!a.sweep.compare.empty())
+    measured = read_nccl_tests_log(a.sweep.compare);
+  if (!a.sweep.report.empty())
+    write_report(a, s, results, reference, measured ? &*measured : nullptr);
   if (a.json || a.sweep.jsonl) {
     if (a.json && results.size() > 1)
       throw Error("", "--json", "prints one object; a sweep prints one per size with --jsonl");
@@ -171,9 +195,6 @@ void run_nccl_collective(const NcclCollectiveArgs& a) {
     }
     return;
   }
-  std::optional<NcclTestsLog> measured;
-  if (!a.sweep.compare.empty())
-    measured = read_nccl_tests_log(a.sweep.compare);
   print_table(s, m, results, measured ? &*measured : nullptr, a.explain);
 }
 

@@ -51,6 +51,23 @@ TEST(NcclCli, SweepPrintsOneRowPerSizeAndExplainListsCandidates) {
   EXPECT_NE(text.out.find("NVLSTree is disabled on one node"), std::string::npos);
 }
 
+TEST(NcclCli, ReportDrawsTheSweepBesideTheMeasuredRun) {
+  namespace fs = std::filesystem;
+  const fs::path html = fs::temp_directory_path() / "chorus-nccl-report.html";
+  const std::string log =
+      std::string(CHORUS_SOURCE_DIR) + "/validation/nccl/dgx-h100-2n-all_reduce-nccltests309/log.txt";
+  const auto run =
+      run_chorus({"collective", "--machine", "dgx-h100", "--nodes", "2", "--algorithm", "nccl", "--collective",
+                  "all_reduce", "--size", "8B:16GiB:x2", "--compare", log, "--jsonl", "--report", html.string()},
+                 false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  std::ifstream in(html);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("NCCL 2.30.7 cost model"), std::string::npos);
+  EXPECT_NE(text.find("measured"), std::string::npos);
+  fs::remove(html);
+}
+
 TEST(NcclCli, CalibratedMachineRoundTrip) {
   namespace fs = std::filesystem;
   const fs::path out = fs::temp_directory_path() / "chorus-nccl-cli-calibrated.json";
