@@ -12,6 +12,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/io/output_file.hpp"
 #include "chorus/nccl/calibrated_machine.hpp"
+#include "chorus/nccl/choice_json.hpp"
 #include "chorus/nccl/cost_model.hpp"
 #include "chorus/report/sweep_report.hpp"
 #include "chorus/sweep/collective_sweep.hpp"
@@ -38,43 +39,6 @@ const char* redop_of(CollectiveKind kind) {
 
 int root_of(CollectiveKind kind) {
   return kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce ? 0 : -1;
-}
-
-nlohmann::ordered_json candidate_json(const nccl::Candidate& k) {
-  nlohmann::ordered_json j{{"algorithm", k.algorithm}, {"protocol", k.protocol}, {"channels", k.channels}};
-  if (k.enabled()) {
-    j["time_ns"] = k.time_us * 1e3;
-    j["latency_ns"] = k.latency_us * 1e3;
-    j["bandwidth_GBps"] = k.bandwidth_GBps;
-  } else {
-    j["time_ns"] = nullptr;
-    j["disabled"] = k.disabled;
-  }
-  return j;
-}
-
-nlohmann::ordered_json result_json(const nccl::CommSystem& s, const SizeResult& r, bool explain) {
-  const nccl::Candidate& best = r.choice.best();
-  nlohmann::ordered_json j{{"collective", to_string(r.choice.kind)},
-                           {"size", r.size.count()},
-                           {"machine", s.machine},
-                           {"nodes", s.nodes},
-                           {"ranks", s.ranks},
-                           {"library", s.constants->library},
-                           {"nccl_algorithm", best.algorithm},
-                           {"nccl_protocol", best.protocol},
-                           {"channels", best.channels},
-                           {"time_ns", r.choice.time_us * 1e3},
-                           {"algbw_GBps", r.choice.algbw_GBps()},
-                           {"busbw_GBps", r.choice.busbw_GBps(s.ranks)}};
-  j["bound_ns"] = r.bound ? nlohmann::ordered_json(r.bound->nanoseconds()) : nlohmann::ordered_json(nullptr);
-  if (explain) {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const nccl::Candidate& k : r.choice.candidates)
-      list.push_back(candidate_json(k));
-    j["candidates"] = std::move(list);
-  }
-  return j;
 }
 
 void print_explain(const SizeResult& r) {
@@ -182,7 +146,7 @@ void run_nccl_collective(const NcclCollectiveArgs& a) {
     if (a.json && results.size() > 1)
       throw Error("", "--json", "prints one object; a sweep prints one per size with --jsonl");
     for (const SizeResult& r : results)
-      std::cout << result_json(s, r, a.explain).dump() << "\n";
+      std::cout << nccl::choice_json(s, r.choice, r.bound, a.explain).dump() << "\n";
     return;
   }
   if (a.sweep.csv) {

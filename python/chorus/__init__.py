@@ -20,7 +20,7 @@ InputError.__doc__ = """A malformed input (a ValueError): ``file`` (may be ''), 
 Topology.__doc__ = """A network of NPUs, switches and directed links; build one with Topology.load(...)."""
 
 __all__ = ["InputError", "Topology", "CollectiveResult", "SynthResult", "SimResult", "collective", "bound", "synth",
-           "sim", "llm", "netopt", "machines", "__version__"]
+           "sim", "llm", "netopt", "machines", "nccl", "__version__"]
 
 
 def _input_error(field, message, file=""):
@@ -200,6 +200,15 @@ def machines():
     """The device and machine presets every model of chorus uses, as ``chorus machines --json`` prints them: a dict
     with ``devices`` and ``machines``, each a list of dicts (FLOP/s, B/s, GiB) with their ``sources``."""
     return _chorus.machines()
+
+
+def nccl(machine, collective, size, *, nodes=1, explain=False):
+    """One collective as NCCL (RCCL on AMD) runs it on ``machine`` (a preset such as ``"dgx-h100"``, a calibrated
+    machine JSON or an NCCL topology dump), by the library's own cost model (docs/nccl.md): a dict with
+    ``nccl_algorithm``, ``nccl_protocol``, ``channels``, ``time_ns``, ``algbw_GBps`` and ``busbw_GBps`` (nccl-tests'
+    definitions); ``explain=True`` adds ``candidates``, every algorithm and protocol with its time or why it is off.
+    ``size`` is bytes or a string such as ``"64MiB"``."""
+    return _chorus.nccl(machine, collective, size, nodes=nodes, explain=explain)
 
 
 def synth(topology=None, collective=None, size=None, *, bandwidth=None, latency=None, network=None, chunks=None,

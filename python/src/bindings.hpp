@@ -19,6 +19,7 @@ void register_sim(py::module_& m);
 void register_llm(py::module_& m);
 void register_netopt(py::module_& m);
 void register_machines(py::module_& m);
+void register_nccl(py::module_& m);
 
 }  // namespace chorus::python
 

@@ -12,4 +12,5 @@ PYBIND11_MODULE(_chorus, m) {
   chorus::python::register_llm(m);
   chorus::python::register_netopt(m);
   chorus::python::register_machines(m);
+  chorus::python::register_nccl(m);
 }
