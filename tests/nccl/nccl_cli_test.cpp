@@ -124,6 +124,25 @@ TEST(NcclCli, BadInputIsOneLine) {
                  true),
       {"/nonexistent.log"});
   expect_input_error(run_chorus({"validate", "nccl", "--dir", "/nonexistent-dir"}, true), {"/nonexistent-dir"});
+  namespace fs = std::filesystem;
+  const fs::path bad = fs::temp_directory_path() / "chorus-nccl-bad-machine.json";
+  for (const auto& [text, field] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"chorus_calibrated_machine": 1, "base": "dgx-h100", "nccl_scales": {"intra_bandwidth": 1,
+               "inter_bandwidth": 1, "latency": -1}})",
+            "nccl_scales.latency"},
+           {R"({"chorus_calibrated_machine": 1, "base": "dgx-h1000", "nccl_scales": {}})", "base"},
+           {R"({"base": "dgx-h100"})", "chorus_calibrated_machine"},
+           {R"({"chorus_calibrated_machine": 1, "base": "dgx-h100", "nccl_scales": {"intra_bandwidth": 1,
+               "inter_bandwidth": 1, "latency": 1, "overhead_us": "fast"}})",
+            "nccl_scales.overhead_us"},
+           {"{", "line 1"}}) {
+    std::ofstream(bad) << text;
+    expect_input_error(run_chorus({"collective", "--machine", bad.string(), "--algorithm", "nccl", "--collective",
+                                   "all_reduce", "--size", "1MiB"},
+                                  true),
+                       {bad.string(), field});
+  }
+  fs::remove(bad);
 }
 
 }  // namespace
