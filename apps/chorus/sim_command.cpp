@@ -7,6 +7,7 @@
 // other options are accepted with one notice line each on stderr, so existing scripts run unchanged. A chorus
 // option that cannot apply to the run is refused with a line saying when it applies. Exit status 3 on a detected
 // deadlock.
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -25,6 +27,7 @@
 #include "chorus/report/sim_report.hpp"
 #include "chorus/runtime/reports.hpp"
 #include "chorus/runtime/runtime.hpp"
+#include "chorus/runtime/what_if.hpp"
 #include "chorus/workload/workload.hpp"
 #include "commands.hpp"
 #include "terminal_progress.hpp"
@@ -49,7 +52,9 @@ struct SimOptions {
   bool no_timeline = false;
   bool no_bounds = false;
   bool json = false;
-  bool report = false;  // DIR/report.html (report/sim_report.hpp)
+  bool report = false;           // DIR/report.html (report/sim_report.hpp)
+  bool what_if = false;          // re-simulate the standard changes (runtime/what_if.hpp)
+  unsigned what_if_threads = 0;  // 0: the machine's cores
   std::string timeline_level = "auto";
   size_t timeline_max_events = TimelineLimits{}.max_events;
   int64_t link_bins = 500;     // timeline.json's link-utilisation counters: bins over the run (runtime/link_load.hpp)
@@ -106,6 +111,11 @@ void add_options(CLI::App& cmd, SimOptions& o) {
   cmd.add_flag("--no-bounds", o.no_bounds, "skip the per-collective lower bounds");
   cmd.add_flag("--json", o.json, "print summary.json on stdout instead of the table");
   cmd.add_flag("--report", o.report, "with --out: also write DIR/report.html (charts in one self-contained file)");
+  cmd.add_flag("--what-if", o.what_if,
+               "also re-simulate with communication free, collectives at their lower bound, compute 2x faster and each "
+               "network dimension's bandwidth x2 and latency /2 (in parallel; summary.json: what_if)");
+  cmd.add_option("--what-if-threads", o.what_if_threads,
+                 "with --what-if: run this many re-simulations at once (default 0: one per core)");
   cmd.add_option("--injection-scale", o.injection_scale,
                  "with --system: multiply its endpoint-delay by this factor (ASTRA-sim's option)");
   for (size_t i = 0; i < o.ignored.size(); ++i) {
@@ -126,6 +136,8 @@ void check_applicable(const SimOptions& o, const std::optional<AstraSystemConfig
         "", "--timeline-link-bins",
         fmt::format("is {}; expected 0 (no counters) to 100000 (each bin is an event per link group)", o.link_bins));
   }
+  if (o.what_if_threads > 0 && !o.what_if)
+    throw Error("", "--what-if-threads", "applies only with --what-if");
   if (o.report && o.out.empty())
     throw Error("", "--report", "applies only with --out (it writes DIR/report.html)");
   if (o.no_timeline && o.out.empty())
@@ -157,6 +169,20 @@ void warn_below_bound(const RunReport& report, NetworkModelKind model) {
                            report.collectives.size(), why);
 }
 
+// The what-if re-simulations (runtime/what_if.hpp), on `threads` threads (0: one per core); exit 3 on a deadlock,
+// as the run itself.
+std::vector<WhatIfResult> what_if_runs(const Workload& workload, const Topology& topology,
+                                       const RuntimeOptions& options, unsigned threads) {
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  try {
+    return run_what_ifs(workload, topology, options, standard_what_ifs(topology), threads > 0 ? threads : cores);
+  } catch (const DeadlockError& e) {
+    std::cerr << "error: what-if run: " << e.what() << "\n";
+    std::cerr.flush();
+    std::exit(3);
+  }
+}
+
 void run(const SimOptions& o) {
   const std::optional<NetworkModelKind> model = network_model_argument(o.model);
   const PacketOptions packet = packet_options_argument(o.queue, o.ecn, *model == NetworkModelKind::Packet);
@@ -182,6 +208,7 @@ void run(const SimOptions& o) {
   options.link_stats = !o.out.empty();  // links.csv (aware and flow only)
   options.link_load_bins = options.record_timeline ? static_cast<size_t>(o.link_bins) : 0;
   options.contention = o.contention;
+  options.critical_path = true;
   const std::unique_ptr<Progress> progress = terminal_progress(o.json);
   options.progress = progress.get();
 
@@ -195,9 +222,13 @@ void run(const SimOptions& o) {
     std::cerr.flush();
     std::exit(3);  // main() maps exceptions to status 2; a deadlock is a different outcome for scripts
   }
+  std::vector<WhatIfResult> what_if;
+  if (o.what_if)
+    what_if = what_if_runs(workload, topology, options, o.what_if_threads);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   warn_below_bound(report, *model);
-  const ReportContext context{workload, report, to_string(*model), topology.name(), wall_s, &topology};
+  const ReportContext context{
+      workload, report, to_string(*model), topology.name(), wall_s, &topology, o.what_if ? &what_if : nullptr};
   const TimelineLimits timeline{*parse_timeline_level(o.timeline_level), o.timeline_max_events};
   if (!o.out.empty())
     write_reports(o.out, context, timeline);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <queue>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -72,9 +73,10 @@ struct Executor {
   uint64_t done = 0;
   Time finish;
   std::vector<Span> compute_spans;
-  std::vector<Span> cpu_spans;       // CPU operators (is_cpu_op COMP nodes)
-  std::vector<Span> transfer_spans;  // communication moving data
-  std::vector<Span> wait_spans;      // communication waiting for a peer to issue its side
+  std::vector<Span> cpu_spans;           // CPU operators (is_cpu_op COMP nodes)
+  std::vector<Span> transfer_spans;      // communication moving data
+  std::vector<uint32_t> transfer_nodes;  // with a critical path: the node of each transfer span
+  std::vector<Span> wait_spans;          // communication waiting for a peer to issue its side
 };
 
 struct CollectiveInstance {
@@ -171,8 +173,10 @@ class Runtime {
     }
     if (links_ && options.link_load_bins > 0)
       load_.emplace(topology);
-    if (options.lower_bounds)
+    if (options.lower_bounds || options.collectives_at_bound)
       bounds_.emplace(topology);
+    if (options.critical_path)
+      log_.emplace();
     if (wants_contention())
       contention_.emplace(topology);
     executors_.resize(workload.npus.size());
@@ -204,6 +208,8 @@ class Runtime {
         throw DeadlockError(deadlock_report());
     }
     summarise();
+    if (log_)
+      report_.critical_path = walk_critical_path(workload_, report_, *log_, issued_times());
     if (links_ && options_.link_stats)
       report_.links = links_->stats();
     if (load_)
@@ -232,10 +238,22 @@ class Runtime {
     }
   }
 
+  std::vector<const std::vector<Time>*> issued_times() const {
+    std::vector<const std::vector<Time>*> out;
+    for (const Executor& ex : executors_)
+      out.push_back(&ex.issued_at);
+    return out;
+  }
+
   void init_executor(uint32_t npu) {
     const NpuGraph& g = workload_.npus[npu];
     Executor& ex = executors_[npu];
     const size_t n = g.nodes.size();
+    if (log_) {
+      log_->npus.emplace_back();
+      log_->npus.back().issued_by.assign(n, ReleaseLog::kNone);
+      log_->npus.back().ended_by.assign(n, ReleaseLog::kNone);
+    }
     ex.pending_deps.resize(n);
     ex.state.assign(n, NodeState::Waiting);
     ex.issued_at.assign(n, Time::zero());
@@ -294,6 +312,8 @@ class Runtime {
     ex.state[node] = NodeState::Issued;
     ex.issued_at[node] = now_;
     ex.transfer_start[node] = now_;  // a collective or a receive that waits for a peer moves it later
+    if (log_)
+      log_->npus[npu].issued_by[node] = releaser_;
     const WorkloadNode& n = workload_.npus[npu].nodes[node];
     switch (n.type) {
       case NodeType::Comp:
@@ -325,14 +345,19 @@ class Runtime {
       const double intensity =
           n.tensor_size.count() > 0 ? static_cast<double>(n.num_ops) / static_cast<double>(n.tensor_size.count()) : 0;
       const double perf = n.tensor_size.count() > 0 ? std::min(sys->local_mem_bw_gbps * 1e9 * intensity, peak) : peak;
-      const double seconds = perf > 0 ? static_cast<double>(n.num_ops) / perf : 0;
+      const double seconds = (perf > 0 ? static_cast<double>(n.num_ops) / perf : 0) * options_.compute_scale;
       // num_ops far beyond the peak would overflow Time: an input error, not a silently clamped answer.
       const Time t =
           checked_time_from_seconds(seconds, workload_.npus[npu].file, fmt::format("node {}: num_ops", n.id));
       return std::max(t, Time::ns(1));
     }
     // ASTRA-sim replays microseconds and charges at least one tick (1 ns) for a zero-length node.
-    return n.duration == Time::zero() ? Time::ns(1) : n.duration;
+    const Time replayed = n.is_cpu_op || options_.compute_scale == 1 ? n.duration : scaled(n.duration);
+    return replayed == Time::zero() ? Time::ns(1) : replayed;
+  }
+
+  Time scaled(Time t) const {
+    return Time::ps(std::llround(static_cast<double>(t.picoseconds()) * options_.compute_scale));
   }
 
   void issue_memory(uint32_t npu, uint32_t node) {
@@ -352,7 +377,7 @@ class Runtime {
     const uint32_t k = ex.collectives_issued[n.group]++;
     ex.collective_index[node] = k;
     if (n.comm == CommType::Broadcast) {  // replayed, as ASTRA-sim does
-      schedule(npu, node, now_ + n.duration);
+      schedule(npu, node, options_.free_communication ? now_ : now_ + n.duration);
       return;
     }
     if (group.npus.size() == 1) {
@@ -425,7 +450,14 @@ class Runtime {
     r.fused = workload_.npus[c.members.front().first].nodes[c.members.front().second].fused_tiles > 0;
     for (const auto& [npu, node] : c.members)
       executors_[npu].transfer_start[node] = now_;  // the members before the last waited for it
-    if (simulated_kind(c.type)) {
+    if (log_) {
+      for (const auto& [npu, node] : c.members)
+        log_->npus[npu].ended_by[node] = static_cast<uint32_t>(report_.collectives.size());
+      log_->collectives.push_back(c.members.back());
+    }
+    if (simulated_kind(c.type) && (options_.free_communication || options_.collectives_at_bound)) {
+      time_changed_collective(group_index, c, r);
+    } else if (simulated_kind(c.type)) {
       const TimedCollective& t = timer_.time(c.type, c.bytes, group.npus);
       const Time duration = fused_tail(c, t.duration, group.npus);
       r.end = r.start + duration;
@@ -449,6 +481,15 @@ class Runtime {
     for (const auto& [npu, node] : c.members)
       schedule(npu, node, r.end);
     report_.collectives.push_back(std::move(r));
+  }
+
+  // What-if runs: free, or at the group's physical lower bound; uncontended, and fused operators unfused.
+  void time_changed_collective(uint32_t group_index, const CollectiveInstance& c, CollectiveReport& r) {
+    const std::vector<uint32_t>& members = workload_.groups[group_index].npus;
+    if (bounds_)
+      r.lower_bound = bounds_->bound(c.type, c.bytes, members);
+    r.algorithm = options_.free_communication ? "free" : "lower bound";
+    r.end = r.start + (options_.free_communication ? Time::zero() : r.lower_bound);
   }
 
   void start_contended(uint32_t group, const TimedCollective& t, Time duration,
@@ -496,7 +537,7 @@ class Runtime {
   void issue_send(uint32_t npu, uint32_t node) {
     const WorkloadNode& n = workload_.npus[npu].nodes[node];
     const auto dst = static_cast<uint32_t>(n.peer);
-    const Time arrival = now_ + p2p_->delay(NodeId{npu}, NodeId{dst}, n.bytes);
+    const Time arrival = options_.free_communication ? now_ : now_ + p2p_->delay(NodeId{npu}, NodeId{dst}, n.bytes);
     if (links_) {
       const std::vector<LinkShare>& added = replicas_->add_message(npu, dst, n.bytes);
       if (load_)
@@ -510,11 +551,19 @@ class Runtime {
       check_sizes(npu, node, r.npu, r.node);
       if (options_.record_timeline)
         report_.flows.push_back(MessageFlow{npu, node, r.npu, r.node});
+      log_message(npu, node, r.npu, r.node);
       executors_[r.npu].transfer_start[r.node] = now_;  // the receive waited for this send until now
       schedule(r.npu, r.node, std::max(arrival, r.posted));
       return;
     }
     ch.sent.push_back(SentMessage{arrival, npu, node, n.bytes});
+  }
+
+  void log_message(uint32_t send_npu, uint32_t send_node, uint32_t recv_npu, uint32_t recv_node) {
+    if (!log_)
+      return;
+    log_->npus[recv_npu].ended_by[recv_node] = static_cast<uint32_t>(log_->messages.size());
+    log_->messages.emplace_back(send_npu, send_node);
   }
 
   void issue_receive(uint32_t npu, uint32_t node) {
@@ -526,6 +575,7 @@ class Runtime {
       check_sizes(m.npu, m.node, npu, node);
       if (options_.record_timeline)
         report_.flows.push_back(MessageFlow{m.npu, m.node, npu, node});
+      log_message(m.npu, m.node, npu, node);
       schedule(npu, node, std::max(m.arrival, now_));
       return;
     }
@@ -539,6 +589,10 @@ class Runtime {
     ex.state[node] = NodeState::Done;
     ++ex.done;
     ex.finish = std::max(ex.finish, now_);
+    if (log_) {
+      log_->last = {npu, node};  // events complete in time order: the last one finishes the run
+      releaser_ = node;          // whatever this completion issues, it released
+    }
     const Resource r = queue_of(n);
     if (r != Resource::Free)
       ex.holder[static_cast<size_t>(r)] = -1;
@@ -566,6 +620,8 @@ class Runtime {
         if (wait.first < wait.second)
           ex.wait_spans.push_back(wait);
         ex.transfer_spans.emplace_back(wait.second, now_);
+        if (log_)
+          ex.transfer_nodes.push_back(node);
         track = Track::Comm;
         break;
       case NodeType::MemLoad:
@@ -585,6 +641,8 @@ class Runtime {
       Executor& ex = executors_[npu];
       NpuReport& r = report_.npus[npu];
       const std::vector<Span> compute = merged(std::move(ex.compute_spans));
+      if (log_)
+        log_exposed(npu, compute);
       const std::vector<Span> transfer = merged(std::move(ex.transfer_spans));
       const std::vector<Span> wait = merged(std::move(ex.wait_spans));
       std::vector<Span> busy = compute;
@@ -605,6 +663,17 @@ class Runtime {
       count_compute_sources(workload_.npus[npu].nodes);
       report_.finish = std::max(report_.finish, r.finish);
     }
+  }
+
+  // Charges the NPU's exposed communication to its transfers (critical_path.hpp), before they are merged.
+  void log_exposed(uint32_t npu, const std::vector<Span>& compute) {
+    const Executor& ex = executors_[npu];
+    std::vector<std::tuple<Time, Time, uint32_t>> transfers;
+    transfers.reserve(ex.transfer_spans.size());
+    for (size_t i = 0; i < ex.transfer_spans.size(); ++i)
+      transfers.emplace_back(ex.transfer_spans[i].first, ex.transfer_spans[i].second, ex.transfer_nodes[i]);
+    for (const auto& [node, time] : charge_exposed(std::move(transfers), compute))
+      log_->exposed.push_back(ReleaseLog::Exposed{npu, node, time});
   }
 
   // Where each COMP node's time came from (the rule of compute_time()).
@@ -637,6 +706,8 @@ class Runtime {
   std::optional<LinkLoadRecorder> load_;
   std::optional<GroupBounds> bounds_;
   std::optional<CollectiveContention> contention_;
+  std::optional<ReleaseLog> log_;               // with RuntimeOptions::critical_path
+  uint32_t releaser_ = ReleaseLog::kNone;       // the node whose completion is being processed (issue causes)
   std::vector<ContendedCollective> contended_;  // by contention id
   std::vector<Executor> executors_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
