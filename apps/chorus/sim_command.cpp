@@ -55,6 +55,7 @@ struct SimOptions {
   bool report = false;           // DIR/report.html (report/sim_report.hpp)
   bool what_if = false;          // re-simulate the standard changes (runtime/what_if.hpp)
   unsigned what_if_threads = 0;  // 0: the machine's cores
+  double overlap_slowdown = 0;   // runtime/overlap_slowdown.hpp
   std::string timeline_level = "auto";
   size_t timeline_max_events = TimelineLimits{}.max_events;
   int64_t link_bins = 500;     // timeline.json's link-utilisation counters: bins over the run (runtime/link_load.hpp)
@@ -116,6 +117,9 @@ void add_options(CLI::App& cmd, SimOptions& o) {
                "network dimension's bandwidth x2 and latency /2 (in parallel; summary.json: what_if)");
   cmd.add_option("--what-if-threads", o.what_if_threads,
                  "with --what-if: run this many re-simulations at once (default 0: one per core)");
+  cmd.add_option("--overlap-slowdown", o.overlap_slowdown,
+                 "GPU compute runs 1 + F times slower while its NPU moves data (default 0; 0.19 is the mean slowdown "
+                 "Lee et al. 2025 measured, docs/workload.md)");
   cmd.add_option("--injection-scale", o.injection_scale,
                  "with --system: multiply its endpoint-delay by this factor (ASTRA-sim's option)");
   for (size_t i = 0; i < o.ignored.size(); ++i) {
@@ -135,6 +139,11 @@ void check_applicable(const SimOptions& o, const std::optional<AstraSystemConfig
     throw Error(
         "", "--timeline-link-bins",
         fmt::format("is {}; expected 0 (no counters) to 100000 (each bin is an event per link group)", o.link_bins));
+  }
+  if (!std::isfinite(o.overlap_slowdown) || o.overlap_slowdown < 0 || o.overlap_slowdown >= 10) {
+    throw Error(
+        "", "--overlap-slowdown",
+        fmt::format("is {}; expected a factor F in [0, 10) (compute runs 1 + F times slower)", o.overlap_slowdown));
   }
   if (o.what_if_threads > 0 && !o.what_if)
     throw Error("", "--what-if-threads", "applies only with --what-if");
@@ -209,6 +218,7 @@ void run(const SimOptions& o) {
   options.link_load_bins = options.record_timeline ? static_cast<size_t>(o.link_bins) : 0;
   options.contention = o.contention;
   options.critical_path = true;
+  options.overlap_slowdown = o.overlap_slowdown;
   const std::unique_ptr<Progress> progress = terminal_progress(o.json);
   options.progress = progress.get();
 

@@ -130,5 +130,22 @@ TEST(WhatIfCli, ThreadsWithoutWhatIfIsOneLineAndStatus2) {
   EXPECT_EQ(std::count(sim.out.begin(), sim.out.end(), '\n'), 1) << sim.out;
 }
 
+TEST(WhatIfCli, OverlapSlowdownOutsideItsRangeIsOneLineAndStatus2) {
+  testing::WorkloadBuilder b("what_if_cli_slowdown", 2);
+  b.comp(0, 1, 1);
+  b.comp(1, 1, 1);
+  const std::string prefix = b.write();
+  for (const std::string value : {"10", "-0.1", "nan", "inf"}) {
+    const CliRun sim = run_cli({"sim", "--workload", prefix, "--topology", "fc:2", "--bandwidth", "1GB/s", "--latency",
+                                "1us", "--overlap-slowdown", value});
+    EXPECT_EQ(sim.status, 2) << value << ": " << sim.out;
+    EXPECT_NE(sim.out.find("--overlap-slowdown"), std::string::npos) << sim.out;
+    EXPECT_EQ(std::count(sim.out.begin(), sim.out.end(), '\n'), 1) << sim.out;
+  }
+  const CliRun ok = run_cli({"sim", "--workload", prefix, "--topology", "fc:2", "--bandwidth", "1GB/s", "--latency",
+                             "1us", "--overlap-slowdown", "9.99", "--json"});
+  EXPECT_EQ(ok.status, 0) << ok.out;
+}
+
 }  // namespace
 }  // namespace chorus

@@ -22,6 +22,7 @@
 #include "chorus/runtime/collective_timer.hpp"
 #include "chorus/runtime/group_bound.hpp"
 #include "chorus/runtime/link_usage.hpp"
+#include "chorus/runtime/overlap_slowdown.hpp"
 #include "chorus/runtime/replicas.hpp"
 
 namespace chorus {
@@ -177,6 +178,8 @@ class Runtime {
       bounds_.emplace(topology);
     if (options.critical_path)
       log_.emplace();
+    if (options.overlap_slowdown > 0)
+      slowdown_.emplace(options.overlap_slowdown, workload.npus.size());
     if (wants_contention())
       contention_.emplace(topology);
     executors_.resize(workload.npus.size());
@@ -194,6 +197,8 @@ class Runtime {
     while (!events_.empty()) {
       const Event e = events_.top();
       events_.pop();
+      if (e.npu != kCollectiveEnd && e.version != 0 && !slowdown_->current(e.npu, e.node, e.version))
+        continue;  // a slowed compute node whose end moved after this event was queued
       now_ = e.time;
       ++report_.events;
       if (e.npu == kCollectiveEnd) {
@@ -296,7 +301,8 @@ class Runtime {
     }
   }
 
-  void schedule(uint32_t npu, uint32_t node, Time at) {
+  // `version`: a slowed compute node's (overlap_slowdown.hpp); 0 for every other event.
+  void schedule(uint32_t npu, uint32_t node, Time at, uint32_t version = 0) {
     // Time additions saturate at Time::max(); a run that reaches it would report a clamped, plausible-looking
     // finish time, so it is an input error naming the node that got there.
     if (at >= Time::max()) {
@@ -304,7 +310,22 @@ class Runtime {
       throw Error(workload_.npus[npu].file, fmt::format("node {}", n.id),
                   "finishes past the 106-day range of simulated time (durations or sizes too large)");
     }
-    events_.push(Event{at, seq_++, npu, node});
+    events_.push(Event{at, seq_++, npu, node, version});
+  }
+
+  // Compute slowed by overlapping communication (overlap_slowdown.hpp): communication on `npu` starts or stops
+  // moving data, and the ends of its running GPU compute nodes move.
+  void transfer_begins(uint32_t npu) {
+    if (slowdown_)
+      reschedule(npu, slowdown_->comm_begin(npu, now_));
+  }
+  void transfer_ends(uint32_t npu) {
+    if (slowdown_)
+      reschedule(npu, slowdown_->comm_end(npu, now_));
+  }
+  void reschedule(uint32_t npu, const std::vector<OverlapSlowdown::Moved>& moved) {
+    for (const OverlapSlowdown::Moved& m : moved)
+      schedule(npu, m.node, m.end, m.version);
   }
 
   void issue(uint32_t npu, uint32_t node) {
@@ -317,6 +338,12 @@ class Runtime {
     const WorkloadNode& n = workload_.npus[npu].nodes[node];
     switch (n.type) {
       case NodeType::Comp:
+        if (slowdown_ && !n.is_cpu_op) {
+          uint32_t version = 0;
+          const Time end = slowdown_->start(npu, node, compute_time(npu, n), now_, version);
+          schedule(npu, node, end, version);
+          return;
+        }
         schedule(npu, node, now_ + compute_time(npu, n));
         return;
       case NodeType::CommColl:
@@ -376,6 +403,8 @@ class Runtime {
     const CommGroup& group = workload_.groups[n.group];
     const uint32_t k = ex.collectives_issued[n.group]++;
     ex.collective_index[node] = k;
+    if (n.comm == CommType::Broadcast || group.npus.size() == 1)
+      transfer_begins(npu);               // moves data from its issue, with no peer to wait for
     if (n.comm == CommType::Broadcast) {  // replayed, as ASTRA-sim does
       schedule(npu, node, options_.free_communication ? now_ : now_ + n.duration);
       return;
@@ -448,8 +477,10 @@ class Runtime {
     r.end = c.last_issue;
     r.node_id = workload_.npus[c.members.front().first].nodes[c.members.front().second].id;
     r.fused = workload_.npus[c.members.front().first].nodes[c.members.front().second].fused_tiles > 0;
-    for (const auto& [npu, node] : c.members)
+    for (const auto& [npu, node] : c.members) {
       executors_[npu].transfer_start[node] = now_;  // the members before the last waited for it
+      transfer_begins(npu);
+    }
     if (log_) {
       for (const auto& [npu, node] : c.members)
         log_->npus[npu].ended_by[node] = static_cast<uint32_t>(report_.collectives.size());
@@ -544,6 +575,7 @@ class Runtime {
         load_->add_message(now_, arrival, added);
     }
     schedule(npu, node, arrival);
+    transfer_begins(npu);
     Channel& ch = channels_[channel_key(npu, dst, n.tag)];
     if (!ch.posted.empty()) {
       const PostedReceive r = ch.posted.front();
@@ -553,6 +585,7 @@ class Runtime {
         report_.flows.push_back(MessageFlow{npu, node, r.npu, r.node});
       log_message(npu, node, r.npu, r.node);
       executors_[r.npu].transfer_start[r.node] = now_;  // the receive waited for this send until now
+      transfer_begins(r.npu);
       schedule(r.npu, r.node, std::max(arrival, r.posted));
       return;
     }
@@ -576,6 +609,7 @@ class Runtime {
       if (options_.record_timeline)
         report_.flows.push_back(MessageFlow{m.npu, m.node, npu, node});
       log_message(m.npu, m.node, npu, node);
+      transfer_begins(npu);
       schedule(npu, node, std::max(m.arrival, now_));
       return;
     }
@@ -596,6 +630,10 @@ class Runtime {
     const Resource r = queue_of(n);
     if (r != Resource::Free)
       ex.holder[static_cast<size_t>(r)] = -1;
+    if (slowdown_ && n.type == NodeType::Comp && !n.is_cpu_op)
+      slowdown_->finish(npu, node);
+    if (n.type == NodeType::CommColl || n.type == NodeType::CommSend || n.type == NodeType::CommRecv)
+      transfer_ends(npu);
     record(npu, node, n);
     for (uint32_t k = g.child_offsets[node]; k < g.child_offsets[node + 1]; ++k) {
       const uint32_t child = g.children[k];
@@ -706,6 +744,7 @@ class Runtime {
   std::optional<LinkLoadRecorder> load_;
   std::optional<GroupBounds> bounds_;
   std::optional<CollectiveContention> contention_;
+  std::optional<OverlapSlowdown> slowdown_;     // with RuntimeOptions::overlap_slowdown > 0
   std::optional<ReleaseLog> log_;               // with RuntimeOptions::critical_path
   uint32_t releaser_ = ReleaseLog::kNone;       // the node whose completion is being processed (issue causes)
   std::vector<ContendedCollective> contended_;  // by contention id

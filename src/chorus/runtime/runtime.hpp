@@ -65,6 +65,8 @@ struct RuntimeOptions {
   bool free_communication = false;    // collectives, broadcasts and messages take no time (peers still wait)
   bool collectives_at_bound = false;  // a simulated collective lasts its physical lower bound, uncontended
   double compute_scale = 1;           // GPU compute times multiplied by this (0.5: compute 2x faster)
+  // GPU compute runs 1 + this times slower while its NPU moves data (overlap_slowdown.hpp); 0: not at all.
+  double overlap_slowdown = 0;
 };
 
 struct NpuReport {
