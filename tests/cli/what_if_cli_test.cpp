@@ -1,6 +1,7 @@
 // `chorus sim --what-if` end to end on a generated 2-stage pipeline whose schedule is worked out by hand: the
 // critical path's split, each what-if's finish (hand calculation and a separate run on the changed input), the
-// text report, and the exit statuses (3 on a deadlock, 2 on a misplaced option).
+// text report, and the exit statuses (3 on a deadlock, 2 on a misplaced option or an --overlap-slowdown out of
+// [0, 10)).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <unordered_map>
 
 #include "chorus/core/assert.hpp"
@@ -28,19 +27,6 @@ std::string_view to_string(PathKind kind) {
   return "other";
 }
 
-std::string blame_name(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
-  for (size_t i = 0; i < name.size(); ++i) {
-    if (std::isdigit(static_cast<unsigned char>(name[i])) == 0) {
-      out += name[i];
-    } else if (i == 0 || std::isdigit(static_cast<unsigned char>(name[i - 1])) == 0) {
-      out += '#';
-    }
-  }
-  return out;
-}
-
 std::optional<size_t> bounding_dimension(const Topology& topology, const std::vector<uint32_t>& members) {
   const std::vector<Dimension>& dims = topology.dimensions();
   std::optional<size_t> slowest;
@@ -60,7 +46,7 @@ std::optional<size_t> bounding_dimension(const Topology& topology, const std::ve
   return slowest;
 }
 
-std::vector<std::pair<uint32_t, Time>> charge_exposed(std::vector<std::tuple<Time, Time, uint32_t>> transfers,
+std::vector<std::pair<uint32_t, Time>> charge_exposed(std::vector<std::tuple<Time, Time, uint32_t>>& transfers,
                                                       const std::vector<std::pair<Time, Time>>& compute) {
   std::sort(transfers.begin(), transfers.end());
   std::vector<std::pair<uint32_t, Time>> out;
@@ -156,19 +142,22 @@ class Walk {
   const std::vector<const std::vector<Time>*>& issued_at_;
 };
 
-// Blame rows by (kind, blame name), with a cache from each distinct node name to its row.
+// Blame rows by (kind, name pattern); a slot per (NPU graph, pattern, kind) remembers each one's row.
 class BlameTable {
  public:
-  BlameRow& row(PathKind kind, const std::string& name) {
-    auto& cache = by_name_[static_cast<size_t>(kind)];
-    if (const auto it = cache.find(name); it != cache.end())
-      return rows_[it->second];
-    std::string key = blame_name(name);
-    auto [it, inserted] = by_key_[static_cast<size_t>(kind)].try_emplace(key, rows_.size());
-    if (inserted)
-      rows_.push_back(BlameRow{std::move(key), kind, 0, 0, Time::zero(), Time::zero()});
-    cache.emplace(name, it->second);
-    return rows_[it->second];
+  explicit BlameTable(const Workload& w) : workload_(w), slots_(w.npus.size()) {}
+
+  BlameRow& row(PathKind kind, uint32_t npu, uint32_t pattern) {
+    std::vector<std::array<int32_t, 4>>& slots = slots_[npu];
+    if (slots.empty())
+      slots.assign(workload_.npus[npu].patterns.size(), {-1, -1, -1, -1});
+    int32_t& slot = slots[pattern][static_cast<size_t>(kind)];
+    if (slot < 0)
+      slot = index_of(kind, workload_.npus[npu].patterns[pattern]);
+    return rows_[static_cast<size_t>(slot)];
+  }
+  BlameRow& row_of_node(PathKind kind, uint32_t npu, uint32_t node) {
+    return row(kind, npu, workload_.npus[npu].nodes[node].pattern);
   }
 
   std::vector<BlameRow> sorted() && {
@@ -183,9 +172,17 @@ class BlameTable {
   }
 
  private:
+  int32_t index_of(PathKind kind, const std::string& pattern) {
+    const auto [it, inserted] = by_pattern_[static_cast<size_t>(kind)].try_emplace(pattern, rows_.size());
+    if (inserted)
+      rows_.push_back(BlameRow{pattern, kind, 0, 0, Time::zero(), Time::zero()});
+    return static_cast<int32_t>(it->second);
+  }
+
+  const Workload& workload_;
   std::vector<BlameRow> rows_;
-  std::array<std::unordered_map<std::string_view, size_t>, 4> by_name_;  // node names live in the workload
-  std::array<std::unordered_map<std::string, size_t>, 4> by_key_;
+  std::array<std::unordered_map<std::string, size_t>, 4> by_pattern_;
+  std::vector<std::vector<std::array<int32_t, 4>>> slots_;  // per NPU, per pattern, per kind: row or -1
 };
 
 // How many ranks each simulated NPU stands for: its class's size in a symmetric workload, else 1.
@@ -199,38 +196,58 @@ bool per_node_collective(const Workload& w, const WorkloadNode& n) {
   return n.comm == CommType::Broadcast || w.groups[n.group].npus.size() == 1;
 }
 
-void count_instances(const Workload& w, const ReleaseLog& log, BlameTable& table) {
-  for (uint32_t npu = 0; npu < w.npus.size(); ++npu) {
-    const uint64_t weight = weight_of(w, npu);
-    for (const WorkloadNode& n : w.npus[npu].nodes) {
-      const bool counted = n.type == NodeType::Comp || n.type == NodeType::CommSend || n.type == NodeType::MemLoad ||
-                           n.type == NodeType::MemStore || (n.type == NodeType::CommColl && per_node_collective(w, n));
-      if (counted)
-        table.row(kind_of(n), n.name).instances += weight;
+}  // namespace
+
+ReleaseLog::ReleaseLog(const Workload& w) : workload(w), npus(w.npus.size()) {
+  for (size_t npu = 0; npu < w.npus.size(); ++npu) {
+    const NpuGraph& g = w.npus[npu];
+    Npu& n = npus[npu];
+    n.issued_by.assign(g.nodes.size(), kNone);
+    n.ended_by.assign(g.nodes.size(), kNone);
+    CHORUS_ASSERT(g.nodes.empty() || !g.patterns.empty(), "NPU {}: graph without name patterns", npu);
+    n.instances.assign(g.patterns.size(), {});
+    n.exposed.assign(g.patterns.size(), {});
+  }
+}
+
+void ReleaseLog::count(uint32_t npu, const WorkloadNode& n) {
+  const bool counted = n.type == NodeType::Comp || n.type == NodeType::CommSend || n.type == NodeType::MemLoad ||
+                       n.type == NodeType::MemStore ||
+                       (n.type == NodeType::CommColl && per_node_collective(workload, n));
+  if (counted)
+    npus[npu].instances[n.pattern][static_cast<size_t>(kind_of(n))] += weight_of(workload, npu);
+}
+
+void ReleaseLog::charge(uint32_t npu, uint32_t node, Time time) {
+  const Time weighted = time * static_cast<int64_t>(weight_of(workload, npu));
+  NodeRef to{npu, node};
+  const WorkloadNode& n = workload.npus[npu].nodes[node];
+  if (n.type == NodeType::CommRecv && npus[npu].ended_by[node] != kNone)
+    to = messages[npus[npu].ended_by[node]];  // a receive's exposure belongs to its message, named by its send
+  const WorkloadNode& charged = workload.npus[to.first].nodes[to.second];
+  npus[to.first].exposed[charged.pattern][static_cast<size_t>(kind_of(charged))] += weighted;
+}
+
+CriticalPath walk_critical_path(const RunReport& report, const ReleaseLog& log,
+                                const std::vector<const std::vector<Time>*>& issued_at) {
+  const Workload& workload = log.workload;
+  CriticalPath path;
+  path.segments = Walk(workload, report, log, issued_at).segments();
+  BlameTable table(workload);
+  for (uint32_t npu = 0; npu < log.npus.size(); ++npu) {
+    const ReleaseLog::Npu& n = log.npus[npu];
+    for (uint32_t p = 0; p < n.instances.size(); ++p) {
+      for (size_t k = 0; k < 4; ++k) {
+        if (n.instances[p][k] == 0 && n.exposed[p][k] == Time::zero())
+          continue;
+        BlameRow& row = table.row(static_cast<PathKind>(k), npu, p);
+        row.instances += n.instances[p][k];
+        row.exposed_npu_time += n.exposed[p][k];
+      }
     }
   }
   for (const auto& [npu, node] : log.collectives)
-    ++table.row(PathKind::Collective, w.npus[npu].nodes[node].name).instances;
-}
-
-// The node a stretch of exposed communication is charged to: the collective itself, or a message's send.
-const WorkloadNode& charged_node(const Workload& w, const ReleaseLog& log, uint32_t npu, uint32_t node) {
-  const WorkloadNode& n = w.npus[npu].nodes[node];
-  const uint32_t message = log.npus[npu].ended_by[node];
-  if (n.type != NodeType::CommRecv || message == ReleaseLog::kNone)
-    return n;
-  const auto [send_npu, send_node] = log.messages[message];
-  return w.npus[send_npu].nodes[send_node];
-}
-
-}  // namespace
-
-CriticalPath walk_critical_path(const Workload& workload, const RunReport& report, const ReleaseLog& log,
-                                const std::vector<const std::vector<Time>*>& issued_at) {
-  CriticalPath path;
-  path.segments = Walk(workload, report, log, issued_at).segments();
-  BlameTable table;
-  count_instances(workload, log, table);
+    ++table.row_of_node(PathKind::Collective, npu, node).instances;
   for (const PathSegment& s : path.segments) {
     const Time length = s.end - s.start;
     switch (s.kind) {
@@ -247,13 +264,9 @@ CriticalPath walk_critical_path(const Workload& workload, const RunReport& repor
         path.totals.other += length;
         break;
     }
-    BlameRow& row = table.row(s.kind, workload.npus[s.npu].nodes[s.node].name);
+    BlameRow& row = table.row_of_node(s.kind, s.npu, s.node);
     ++row.on_path;
     row.critical += length;
-  }
-  for (const ReleaseLog::Exposed& e : log.exposed) {
-    const WorkloadNode& n = charged_node(workload, log, e.npu, e.node);
-    table.row(kind_of(n), n.name).exposed_npu_time += e.time * static_cast<int64_t>(weight_of(workload, e.npu));
   }
   path.blame = std::move(table).sorted();
   return path;

@@ -16,6 +16,7 @@
 //   const CriticalPath path = walk_critical_path(workload, report, log, issued_at);
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -53,7 +54,7 @@ struct PathTotals {
 };
 
 struct BlameRow {
-  std::string name;  // the operation's name, digit runs as '#'
+  std::string name;  // the operation's name pattern: digit runs as '#' (workload/name_patterns.hpp)
   PathKind kind = PathKind::Compute;
   uint64_t instances = 0;  // nodes of the run (collectives: instances; messages: sends)
   uint64_t on_path = 0;    // segments of the critical path
@@ -67,32 +68,36 @@ struct CriticalPath {
   std::vector<BlameRow> blame;  // longest on the critical path first, then most exposed
 };
 
-// What the runtime records for the walk (RuntimeOptions::critical_path).
+// What the runtime records for the walk and the blame (RuntimeOptions::critical_path).
 struct ReleaseLog {
   static constexpr uint32_t kNone = UINT32_MAX;
   using NodeRef = std::pair<uint32_t, uint32_t>;  // (npu, node)
   struct Npu {
     std::vector<uint32_t> issued_by;  // node of the same NPU whose completion issued this one; kNone: at time 0
     std::vector<uint32_t> ended_by;   // collectives: index into collectives; receives: into messages; else kNone
+    // Per name pattern of the NPU's graph (workload/name_patterns.hpp) and PathKind: nodes counted, and exposed
+    // communication charged to them (both weighted by the ranks each NPU stands for).
+    std::vector<std::array<uint64_t, 4>> instances;
+    std::vector<std::array<Time, 4>> exposed;
   };
-  struct Exposed {
-    uint32_t npu = 0;
-    uint32_t node = 0;
-    Time time;
-  };
+
+  explicit ReleaseLog(const Workload& workload);
+  // Counts a node among its pattern's instances: every node but receives (a message counts at its send) and
+  // collectives timed per instance (counted once per instance, from `collectives`).
+  void count(uint32_t npu, const WorkloadNode& n);
+  // Charges exposed communication of `node` on `npu` to it (a collective), or to its message's send (a receive).
+  void charge(uint32_t npu, uint32_t node, Time time);
+
+  const Workload& workload;
   std::vector<Npu> npus;
   std::vector<NodeRef> collectives;  // per RunReport::collectives entry: its last member to issue
   std::vector<NodeRef> messages;     // per matched message: its send
-  std::vector<Exposed> exposed;      // communication nodes with exposed time
   NodeRef last{kNone, kNone};        // the node that finished last
 };
 
 // `issued_at[npu][node]` is when each node was issued.
-CriticalPath walk_critical_path(const Workload& workload, const RunReport& report, const ReleaseLog& log,
+CriticalPath walk_critical_path(const RunReport& report, const ReleaseLog& log,
                                 const std::vector<const std::vector<Time>*>& issued_at);
-
-// A blame row's name: `name` with every run of digits replaced by '#'.
-std::string blame_name(std::string_view name);
 
 // The dimension that bounds a group's collectives: among the dimensions its members' coordinates differ in, the
 // slowest (least bandwidth, then most latency). None when the topology has no dimensions or the group one NPU.
@@ -100,8 +105,8 @@ std::optional<size_t> bounding_dimension(const Topology& topology, const std::ve
 
 // Exposed communication per node, from one NPU's transfers and its merged GPU compute spans: each stretch with no
 // compute is charged to the transfer that started first among those covering it. `transfers` holds (start, end,
-// node); the result (node, time) only nodes with exposed time.
-std::vector<std::pair<uint32_t, Time>> charge_exposed(std::vector<std::tuple<Time, Time, uint32_t>> transfers,
+// node) and is sorted in place; the result (node, time) only nodes with exposed time.
+std::vector<std::pair<uint32_t, Time>> charge_exposed(std::vector<std::tuple<Time, Time, uint32_t>>& transfers,
                                                       const std::vector<std::pair<Time, Time>>& compute);
 
 }  // namespace chorus

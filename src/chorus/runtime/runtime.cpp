@@ -74,10 +74,11 @@ struct Executor {
   uint64_t done = 0;
   Time finish;
   std::vector<Span> compute_spans;
-  std::vector<Span> cpu_spans;           // CPU operators (is_cpu_op COMP nodes)
-  std::vector<Span> transfer_spans;      // communication moving data
-  std::vector<uint32_t> transfer_nodes;  // with a critical path: the node of each transfer span
-  std::vector<Span> wait_spans;          // communication waiting for a peer to issue its side
+  std::vector<Span> cpu_spans;       // CPU operators (is_cpu_op COMP nodes)
+  std::vector<Span> transfer_spans;  // communication moving data
+  // With a critical path, transfer spans with their nodes (start, end, node) instead of transfer_spans.
+  std::vector<std::tuple<Time, Time, uint32_t>> transfers;
+  std::vector<Span> wait_spans;  // communication waiting for a peer to issue its side
 };
 
 struct CollectiveInstance {
@@ -177,7 +178,7 @@ class Runtime {
     if (options.lower_bounds || options.collectives_at_bound)
       bounds_.emplace(topology);
     if (options.critical_path)
-      log_.emplace();
+      log_.emplace(workload);
     if (options.overlap_slowdown > 0)
       slowdown_.emplace(options.overlap_slowdown, workload.npus.size());
     if (wants_contention())
@@ -214,7 +215,7 @@ class Runtime {
     }
     summarise();
     if (log_)
-      report_.critical_path = walk_critical_path(workload_, report_, *log_, issued_times());
+      report_.critical_path = walk_critical_path(report_, *log_, issued_times());
     if (links_ && options_.link_stats)
       report_.links = links_->stats();
     if (load_)
@@ -254,11 +255,6 @@ class Runtime {
     const NpuGraph& g = workload_.npus[npu];
     Executor& ex = executors_[npu];
     const size_t n = g.nodes.size();
-    if (log_) {
-      log_->npus.emplace_back();
-      log_->npus.back().issued_by.assign(n, ReleaseLog::kNone);
-      log_->npus.back().ended_by.assign(n, ReleaseLog::kNone);
-    }
     ex.pending_deps.resize(n);
     ex.state.assign(n, NodeState::Waiting);
     ex.issued_at.assign(n, Time::zero());
@@ -657,9 +653,11 @@ class Runtime {
       case NodeType::CommRecv:
         if (wait.first < wait.second)
           ex.wait_spans.push_back(wait);
-        ex.transfer_spans.emplace_back(wait.second, now_);
-        if (log_)
-          ex.transfer_nodes.push_back(node);
+        if (log_) {
+          ex.transfers.emplace_back(wait.second, now_, node);
+        } else {
+          ex.transfer_spans.emplace_back(wait.second, now_);
+        }
         track = Track::Comm;
         break;
       case NodeType::MemLoad:
@@ -679,9 +677,7 @@ class Runtime {
       Executor& ex = executors_[npu];
       NpuReport& r = report_.npus[npu];
       const std::vector<Span> compute = merged(std::move(ex.compute_spans));
-      if (log_)
-        log_exposed(npu, compute);
-      const std::vector<Span> transfer = merged(std::move(ex.transfer_spans));
+      const std::vector<Span> transfer = log_ ? log_exposed(npu, compute) : merged(std::move(ex.transfer_spans));
       const std::vector<Span> wait = merged(std::move(ex.wait_spans));
       std::vector<Span> busy = compute;
       busy.insert(busy.end(), transfer.begin(), transfer.end());
@@ -699,19 +695,29 @@ class Runtime {
       r.idle = r.finish - r.compute - r.exposed_comm - r.peer_wait - r.cpu;
       r.nodes = workload_.npus[npu].nodes.size();
       count_compute_sources(workload_.npus[npu].nodes);
+      if (log_) {
+        for (const WorkloadNode& n : workload_.npus[npu].nodes)
+          log_->count(npu, n);  // while this NPU's nodes are in cache
+      }
       report_.finish = std::max(report_.finish, r.finish);
     }
   }
 
-  // Charges the NPU's exposed communication to its transfers (critical_path.hpp), before they are merged.
-  void log_exposed(uint32_t npu, const std::vector<Span>& compute) {
-    const Executor& ex = executors_[npu];
-    std::vector<std::tuple<Time, Time, uint32_t>> transfers;
-    transfers.reserve(ex.transfer_spans.size());
-    for (size_t i = 0; i < ex.transfer_spans.size(); ++i)
-      transfers.emplace_back(ex.transfer_spans[i].first, ex.transfer_spans[i].second, ex.transfer_nodes[i]);
-    for (const auto& [node, time] : charge_exposed(std::move(transfers), compute))
-      log_->exposed.push_back(ReleaseLog::Exposed{npu, node, time});
+  // Charges the NPU's exposed communication to its transfers (critical_path.hpp); returns the transfers merged,
+  // from the one sort both need.
+  std::vector<Span> log_exposed(uint32_t npu, const std::vector<Span>& compute) {
+    std::vector<std::tuple<Time, Time, uint32_t>> transfers = std::move(executors_[npu].transfers);
+    for (const auto& [node, time] : charge_exposed(transfers, compute))
+      log_->charge(npu, node, time);
+    std::vector<Span> out;
+    for (const auto& [start, end, node] : transfers) {
+      if (!out.empty() && start <= out.back().second) {
+        out.back().second = std::max(out.back().second, end);
+      } else {
+        out.emplace_back(start, end);
+      }
+    }
+    return out;
   }
 
   // Where each COMP node's time came from (the rule of compute_time()).
