@@ -52,8 +52,9 @@ struct SimOptions {
   bool no_timeline = false;
   bool no_bounds = false;
   bool json = false;
-  bool report = false;           // DIR/report.html (report/sim_report.hpp)
-  bool what_if = false;          // re-simulate the standard changes (runtime/what_if.hpp)
+  bool report = false;   // DIR/report.html (report/sim_report.hpp)
+  bool what_if = false;  // re-simulate the standard changes (runtime/what_if.hpp)
+  bool no_critical_path = false;
   unsigned what_if_threads = 0;  // 0: the machine's cores
   double overlap_slowdown = 0;   // runtime/overlap_slowdown.hpp
   std::string timeline_level = "auto";
@@ -112,6 +113,8 @@ void add_options(CLI::App& cmd, SimOptions& o) {
   cmd.add_flag("--no-bounds", o.no_bounds, "skip the per-collective lower bounds");
   cmd.add_flag("--json", o.json, "print summary.json on stdout instead of the table");
   cmd.add_flag("--report", o.report, "with --out: also write DIR/report.html (charts in one self-contained file)");
+  cmd.add_flag("--no-critical-path", o.no_critical_path,
+               "do not record the critical path and blame (summary.json, report, timeline go without them)");
   cmd.add_flag("--what-if", o.what_if,
                "also re-simulate with communication free, collectives at their lower bound, compute 2x faster and each "
                "network dimension's bandwidth x2 and latency /2 (in parallel; summary.json: what_if)");
@@ -217,7 +220,7 @@ void run(const SimOptions& o) {
   options.link_stats = !o.out.empty();  // links.csv (aware and flow only)
   options.link_load_bins = options.record_timeline ? static_cast<size_t>(o.link_bins) : 0;
   options.contention = o.contention;
-  options.critical_path = true;
+  options.critical_path = !o.no_critical_path;
   options.overlap_slowdown = o.overlap_slowdown;
   const std::unique_ptr<Progress> progress = terminal_progress(o.json);
   options.progress = progress.get();
