@@ -235,10 +235,10 @@ void run(const SimOptions& o) {
     std::cerr.flush();
     std::exit(3);  // main() maps exceptions to status 2; a deadlock is a different outcome for scripts
   }
-  std::vector<WhatIfResult> what_if;
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::vector<WhatIfResult> what_if;  // after the run's own wall_s, which they leave alone
   if (o.what_if)
     what_if = what_if_runs(workload, topology, options, o.what_if_threads);
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   warn_below_bound(report, *model);
   const ReportContext context{
       workload, report, to_string(*model), topology.name(), wall_s, &topology, o.what_if ? &what_if : nullptr};
