@@ -1,7 +1,15 @@
 // The critical path and blame of small hand-made workloads, every segment and sum worked out by hand: a message
 // between two NPUs, a collective waiting for its last member, a node waiting for its NPU's compute resource, and
-// the charging of exposed communication where transfers and compute overlap.
+// the charging of exposed communication where transfers and compute overlap; and the invariants (the path tiles
+// the run, the blame adds up) on a generated 3-D parallel iteration under every model.
+#include <filesystem>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "chorus/generate/llm_training.hpp"
+#include "chorus/llm/presets.hpp"
+#include "chorus/network/model_registry.hpp"
 
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/topology/generators.hpp"
@@ -147,6 +155,61 @@ TEST(CriticalPath, BoundingDimensionIsTheSlowestSpanned) {
   EXPECT_EQ(bounding_dimension(t, {0, 2, 4, 6}), 1u);
   EXPECT_EQ(bounding_dimension(t, {0, 1, 2, 3, 4, 5, 6, 7}), 1u);
   EXPECT_EQ(bounding_dimension(t, {3}), std::nullopt);
+}
+
+// On a generated 3-D parallel iteration (DP 2 x TP 2 x PP 2, sequence parallel, 3 microbatches: collectives of
+// two group kinds, pipeline messages, overlap), under every model, with contention, without resource limits and
+// with an overlap slowdown, the invariants that hold by construction: the segments are contiguous and tile
+// [0, finish], the totals add up to finish, and the blame rows' exposed time adds up to the NPUs' exposed_comm.
+TEST(CriticalPath, TilesTheRunAndBlameAddsUpUnderEveryModel) {
+  LlmTrainingSpec spec;
+  spec.model = *llm::model_preset("gpt3-1.3b");
+  spec.dp = 2;
+  spec.tp = 2;
+  spec.pp = 2;
+  spec.microbatches = 3;
+  spec.sequence_parallel = true;
+  const std::string dir = (std::filesystem::temp_directory_path() / "chorus_cp_llm").string();
+  const std::string prefix = write_llm_training(dir, spec, false);
+  const Workload w = load_workload(prefix, dir + "/comm_groups.json");
+  const Topology t = compose({{BlockKind::Switch, 2, Bandwidth::gb_per_s(300), Time::ns(700)},
+                              {BlockKind::Switch, 4, Bandwidth::gb_per_s(25), Time::ns(2000)}});
+  struct Case {
+    NetworkModelKind model;
+    bool contention;
+    bool limits;
+    double slowdown;
+  };
+  for (const Case c :
+       {Case{NetworkModelKind::Unaware, false, true, 0}, Case{NetworkModelKind::Aware, false, true, 0},
+        Case{NetworkModelKind::Flow, false, true, 0}, Case{NetworkModelKind::Flow, true, true, 0},
+        Case{NetworkModelKind::Unaware, false, false, 0}, Case{NetworkModelKind::Flow, false, true, 0.4}}) {
+    RuntimeOptions o;
+    o.model = c.model;
+    o.contention = c.contention;
+    o.resource_limits = c.limits;
+    o.overlap_slowdown = c.slowdown;
+    o.critical_path = true;
+    const RunReport r = run_workload(w, t, o);
+    const std::string what = fmt::format("model {} contention {} limits {} slowdown {}", to_string(c.model),
+                                         c.contention, c.limits, c.slowdown);
+    const CriticalPath& p = *r.critical_path;
+    ASSERT_FALSE(p.segments.empty()) << what;
+    EXPECT_EQ(p.segments.front().start, Time::zero()) << what;
+    EXPECT_EQ(p.segments.back().end, r.finish) << what;
+    for (size_t i = 1; i < p.segments.size(); ++i)
+      EXPECT_EQ(p.segments[i].start, p.segments[i - 1].end) << what << ", segment " << i;
+    EXPECT_EQ(p.totals.sum(), r.finish) << what;
+    EXPECT_GT(p.totals.collective, Time::zero()) << what;
+    EXPECT_GT(p.totals.compute, Time::zero()) << what;
+    Time exposed_rows = Time::zero();
+    for (const BlameRow& b : p.blame)
+      exposed_rows += b.exposed_npu_time;
+    Time exposed_npus = Time::zero();
+    for (const NpuReport& n : r.npus)
+      exposed_npus += n.exposed_comm;
+    EXPECT_EQ(exposed_rows, exposed_npus) << what;
+  }
 }
 
 }  // namespace
