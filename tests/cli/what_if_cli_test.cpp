@@ -78,6 +78,8 @@ TEST(WhatIfCli, PipelineSplitAndWhatIfsMatchTheHandSchedule) {
   ASSERT_EQ(sim.status, 0) << sim.out;
   EXPECT_NE(sim.out.find("critical path  compute 92.0%"), std::string::npos) << sim.out;  // 117 of 127.192 us
   EXPECT_NE(sim.out.find("communication free"), std::string::npos) << sim.out;
+  EXPECT_NE(sim.out.find("most exposed communication (share of all exposed): mb#.send_"), std::string::npos)
+      << sim.out;  // the pipeline's only communication is its messages
 
   const nlohmann::json s = read_json(dir / "out" / "summary.json");
   EXPECT_EQ(s["finish_ns"].get<double>(), 127192.0);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <ostream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -86,6 +87,33 @@ void add_critical_path_json(nlohmann::json& j, const ReportContext& context) {
   }
 }
 
+namespace {
+
+// The collectives and messages with the most exposed communication, as a share of the NPUs' exposed_comm: the
+// question the blame rows sorted by critical time leave open when compute dominates the path.
+void print_most_exposed(std::ostream& out, const ReportContext& context, size_t rows) {
+  std::vector<const BlameRow*> exposed;
+  Time total = Time::zero();
+  for (const BlameRow& b : context.report.critical_path->blame) {
+    if (b.exposed_npu_time > Time::zero())
+      exposed.push_back(&b);
+    total += b.exposed_npu_time;
+  }
+  if (exposed.empty())
+    return;
+  std::sort(exposed.begin(), exposed.end(), [](const BlameRow* a, const BlameRow* b) {
+    return a->exposed_npu_time != b->exposed_npu_time ? a->exposed_npu_time > b->exposed_npu_time : a->name < b->name;
+  });
+  out << "most exposed communication (share of all exposed):";
+  for (size_t i = 0; i < std::min(rows, exposed.size()); ++i) {
+    out << fmt::format("{} {} {:.1f}%", i == 0 ? "" : ",", exposed[i]->name,
+                       percent(exposed[i]->exposed_npu_time, total));
+  }
+  out << "\n";
+}
+
+}  // namespace
+
 void print_critical_path(std::ostream& out, const ReportContext& context, size_t rows) {
   const RunReport& r = context.report;
   if (r.critical_path) {
@@ -104,6 +132,7 @@ void print_critical_path(std::ostream& out, const ReportContext& context, size_t
     }
     if (blame.size() > rows)
       out << fmt::format("({} more rows in summary.json: blame)\n", blame.size() - rows);
+    print_most_exposed(out, context, rows);
   }
   if (context.what_if == nullptr)
     return;
