@@ -7,6 +7,7 @@
 // other options are accepted with one notice line each on stderr, so existing scripts run unchanged. A chorus
 // option that cannot apply to the run is refused with a line saying when it applies. Exit status 3 on a detected
 // deadlock.
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -25,6 +27,7 @@
 #include "chorus/report/sim_report.hpp"
 #include "chorus/runtime/reports.hpp"
 #include "chorus/runtime/runtime.hpp"
+#include "chorus/runtime/what_if.hpp"
 #include "chorus/workload/workload.hpp"
 #include "collectives_option.hpp"
 #include "commands.hpp"
@@ -51,7 +54,11 @@ struct SimOptions {
   bool no_timeline = false;
   bool no_bounds = false;
   bool json = false;
-  bool report = false;  // DIR/report.html (report/sim_report.hpp)
+  bool report = false;   // DIR/report.html (report/sim_report.hpp)
+  bool what_if = false;  // re-simulate the standard changes (runtime/what_if.hpp)
+  bool no_critical_path = false;
+  unsigned what_if_threads = 0;  // 0: the machine's cores
+  double overlap_slowdown = 0;   // runtime/overlap_slowdown.hpp
   std::string timeline_level = "auto";
   size_t timeline_max_events = TimelineLimits{}.max_events;
   int64_t link_bins = 500;     // timeline.json's link-utilisation counters: bins over the run (runtime/link_load.hpp)
@@ -109,6 +116,16 @@ void add_options(CLI::App& cmd, SimOptions& o) {
   cmd.add_flag("--no-bounds", o.no_bounds, "skip the per-collective lower bounds");
   cmd.add_flag("--json", o.json, "print summary.json on stdout instead of the table");
   cmd.add_flag("--report", o.report, "with --out: also write DIR/report.html (charts in one self-contained file)");
+  cmd.add_flag("--no-critical-path", o.no_critical_path,
+               "do not record the critical path and blame (summary.json, report, timeline go without them)");
+  cmd.add_flag("--what-if", o.what_if,
+               "also re-simulate with communication free, collectives at their lower bound, compute 2x faster and each "
+               "network dimension's bandwidth x2 and latency /2 (in parallel; summary.json: what_if)");
+  cmd.add_option("--what-if-threads", o.what_if_threads,
+                 "with --what-if: run this many re-simulations at once (default 0: one per core)");
+  cmd.add_option("--overlap-slowdown", o.overlap_slowdown,
+                 "GPU compute runs 1 + F times slower while its NPU moves data (default 0; 0.19 is the mean slowdown "
+                 "Lee et al. 2025 measured, docs/workload.md)");
   cmd.add_option("--injection-scale", o.injection_scale,
                  "with --system: multiply its endpoint-delay by this factor (ASTRA-sim's option)");
   for (size_t i = 0; i < o.ignored.size(); ++i) {
@@ -129,6 +146,13 @@ void check_applicable(const SimOptions& o, const std::optional<AstraSystemConfig
         "", "--timeline-link-bins",
         fmt::format("is {}; expected 0 (no counters) to 100000 (each bin is an event per link group)", o.link_bins));
   }
+  if (!std::isfinite(o.overlap_slowdown) || o.overlap_slowdown < 0 || o.overlap_slowdown >= 10) {
+    throw Error(
+        "", "--overlap-slowdown",
+        fmt::format("is {}; expected a factor F in [0, 10) (compute runs 1 + F times slower)", o.overlap_slowdown));
+  }
+  if (o.what_if_threads > 0 && !o.what_if)
+    throw Error("", "--what-if-threads", "applies only with --what-if");
   if (o.report && o.out.empty())
     throw Error("", "--report", "applies only with --out (it writes DIR/report.html)");
   if (o.no_timeline && o.out.empty())
@@ -160,6 +184,20 @@ void warn_below_bound(const RunReport& report, NetworkModelKind model) {
                            report.collectives.size(), why);
 }
 
+// The what-if re-simulations (runtime/what_if.hpp), on `threads` threads (0: one per core); exit 3 on a deadlock,
+// as the run itself.
+std::vector<WhatIfResult> what_if_runs(const Workload& workload, const Topology& topology,
+                                       const RuntimeOptions& options, unsigned threads) {
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  try {
+    return run_what_ifs(workload, topology, options, standard_what_ifs(topology), threads > 0 ? threads : cores);
+  } catch (const DeadlockError& e) {
+    std::cerr << "error: what-if run: " << e.what() << "\n";
+    std::cerr.flush();
+    std::exit(3);
+  }
+}
+
 void run(const SimOptions& o) {
   const std::optional<NetworkModelKind> model = network_model_argument(o.model);
   const PacketOptions packet = packet_options_argument(o.queue, o.ecn, *model == NetworkModelKind::Packet);
@@ -189,6 +227,8 @@ void run(const SimOptions& o) {
   options.link_load_bins = options.record_timeline ? static_cast<size_t>(o.link_bins) : 0;
   options.contention = o.contention;
   options.nccl = nccl_context;
+  options.critical_path = !o.no_critical_path;
+  options.overlap_slowdown = o.overlap_slowdown;
   const std::unique_ptr<Progress> progress = terminal_progress(o.json);
   options.progress = progress.get();
 
@@ -203,8 +243,12 @@ void run(const SimOptions& o) {
     std::exit(3);  // main() maps exceptions to status 2; a deadlock is a different outcome for scripts
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::vector<WhatIfResult> what_if;  // after the run's own wall_s, which they leave alone
+  if (o.what_if)
+    what_if = what_if_runs(workload, topology, options, o.what_if_threads);
   warn_below_bound(report, *model);
-  const ReportContext context{workload, report, to_string(*model), topology.name(), wall_s, &topology};
+  const ReportContext context{
+      workload, report, to_string(*model), topology.name(), wall_s, &topology, o.what_if ? &what_if : nullptr};
   const TimelineLimits timeline{*parse_timeline_level(o.timeline_level), o.timeline_max_events};
   if (!o.out.empty())
     write_reports(o.out, context, timeline);

@@ -48,6 +48,7 @@ py::object sim(const Topology& topology, const SimArgs& a) {
   options.lower_bounds = a.bounds;
   options.link_stats = true;  // links.csv (aware and flow only)
   options.contention = a.contention;
+  options.critical_path = true;  // summary's critical_path_totals, critical_path and blame, as `chorus sim`
 
   py::gil_scoped_release release;
   const auto started = std::chrono::steady_clock::now();

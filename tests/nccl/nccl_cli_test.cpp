@@ -167,6 +167,19 @@ TEST(NcclCli, SimTimesEachGroupAsNcclDoes) {
   const auto run = run_chorus(with(sim, {"--collectives", "nccl"}), false);
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("nccl:"), std::string::npos) << run.out;
+  // What-if with NCCL's collectives: doubling the NVLink dimension doubles the machine's intra-node bandwidth too.
+  const auto what_if = run_chorus(with(sim, {"--collectives", "nccl", "--what-if", "--json"}), false);
+  ASSERT_EQ(what_if.status, 0) << what_if.out;
+  const auto summary = nlohmann::json::parse(what_if.out);
+  const double finish = summary["finish_ns"].get<double>();
+  bool seen = false;
+  for (const auto& w : summary["what_if"]) {
+    if (w["change"] == "dimension 0 bandwidth x2") {
+      EXPECT_LT(w["finish_ns"].get<double>(), 0.99 * finish);
+      seen = true;
+    }
+  }
+  EXPECT_TRUE(seen);
   expect_input_error(
       run_chorus({"sim", "--workload", dir.string(), "--comm-groups", (dir / "comm_groups.json").string(), "--topology",
                   "ring:16", "--bandwidth", "50GB/s", "--collectives", "nccl"},

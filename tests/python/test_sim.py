@@ -25,6 +25,14 @@ class SimTest(unittest.TestCase):
             self.assertEqual((row["group_npus"], row["comm_size_bytes"], row["duration_ns"]), (8, 1048576, 64440))
             self.assertAlmostEqual(row["algbw_GBps"], 1048576 / 64440e-9 / 1e9, delta=1e-6)  # CSV: 6 decimals
 
+    def test_critical_path_is_the_all_reduce(self):
+        # The run is one 64,440 ns All-Reduce on all 8 NPUs: the whole critical path, and all exposed time.
+        run = self.run_reference()
+        totals = run.summary["critical_path_totals"]
+        self.assertEqual(totals, {"compute_ns": 0.0, "collective_ns": 64440.0, "p2p_ns": 0.0, "other_ns": 0.0})
+        self.assertEqual(len(run.summary["blame"]), 1)
+        self.assertEqual(run.summary["blame"][0]["exposed_ns"], 64440.0)
+
     def test_out_directory_keeps_the_reports(self):
         with tempfile.TemporaryDirectory() as d:
             run = self.run_reference(out=d)

@@ -111,7 +111,7 @@ TEST_F(HtmlReport, SweepReportRendersBothCharts) {
   expect_renders(html, dir_, 2, "bus bandwidth against size");
 }
 
-TEST_F(HtmlReport, SimReportRendersBarsBoundsAndHeatMap) {
+TEST_F(HtmlReport, SimReportRendersBarsBoundsHeatMapCriticalPathAndWhatIf) {
   const fs::path traces = dir_ / "traces" / "ar";
   ASSERT_EQ(run_chorus_split({"generate", "microbench", "--collective", "all_reduce", "--npus", "8", "--size", "1MiB",
                               "--out", traces.string()})
@@ -120,14 +120,18 @@ TEST_F(HtmlReport, SimReportRendersBarsBoundsAndHeatMap) {
   const fs::path out = dir_ / "results";
   const auto run =
       run_chorus_split({"sim", "--workload", traces.string(), "--topology", "ring:8", "--bandwidth", "50GB/s",
-                        "--latency", "1us", "--model", "flow", "--out", out.string(), "--report"});
+                        "--latency", "1us", "--model", "flow", "--out", out.string(), "--report", "--what-if"});
   ASSERT_EQ(run.status, 0) << run.err;
   const std::string text = read_text(out / "report.html");
   expect_self_contained(text);
-  // per-NPU stacked bars, collectives against bounds, link heat map
-  EXPECT_EQ(count(text, "<svg "), 3u);
-  EXPECT_NE(text.find("Critical path"), std::string::npos);
-  expect_renders(out / "report.html", dir_, 3, "where each NPU");
+  // per-NPU stacked bars, collectives against bounds, link heat map, critical path over time, what-if bars
+  EXPECT_EQ(count(text, "<svg "), 5u);
+  EXPECT_NE(text.find("the critical path over time"), std::string::npos);
+  EXPECT_NE(text.find("operation (digits as #)"), std::string::npos);  // the blame table
+  EXPECT_NE(text.find("dimension 0 bandwidth x2"), std::string::npos);
+  EXPECT_NE(text.find("100% (busy the whole run)"), std::string::npos);  // the heat map's absolute scale
+  EXPECT_NE(text.find("total time of all instances"), std::string::npos);
+  expect_renders(out / "report.html", dir_, 5, "where each NPU");
 }
 
 TEST_F(HtmlReport, SimReportNeedsOut) {

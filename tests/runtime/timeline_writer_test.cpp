@@ -69,9 +69,9 @@ TEST(TimelineCli, FlowArrowsJoinEachSendToItsReceive) {
   std::map<int64_t, nlohmann::json> finishes;
   size_t sends = 0;
   for (const nlohmann::json& e : t["traceEvents"]) {
-    if (e["ph"] == "s")
+    if (e["ph"] == "s" && e["cat"] == "p2p")
       starts[e["id"].get<int64_t>()] = e;
-    if (e["ph"] == "f")
+    if (e["ph"] == "f" && e["cat"] == "p2p")
       finishes[e["id"].get<int64_t>()] = e;
     if (e["ph"] == "X" && e["cat"] == "COMM_SEND_NODE")
       ++sends;
@@ -87,6 +87,47 @@ TEST(TimelineCli, FlowArrowsJoinEachSendToItsReceive) {
     EXPECT_EQ(f["bp"], "e");
   }
   EXPECT_EQ(t["otherData"]["npu_stride"].get<int>(), 1);
+}
+
+// The critical path: one "X" event per segment of summary.json's critical_path on a track of its own, tiling
+// [0, finish], and an arrow from each segment to the next (both NPUs kept), never backwards in time.
+TEST(TimelineCli, CriticalPathTrackAndArrows) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "chorus_timeline_critical";
+  fs::remove_all(dir);
+  ASSERT_EQ(run_chorus_split({"generate", "llm", "--model", "gpt3-1.3b", "--pp", "2", "--microbatches", "2", "--out",
+                              (dir / "traces").string()})
+                .status,
+            0);
+  const auto sim = run_chorus_split({"sim", "--workload", (dir / "traces").string(), "--topology", "ring:2",
+                                     "--bandwidth", "50GB/s", "--latency", "1us", "--out", (dir / "out").string()});
+  ASSERT_EQ(sim.status, 0) << sim.err;
+  const nlohmann::json summary = read_json(dir / "out" / "summary.json");
+  const size_t segments = summary["critical_path"].size();
+  ASSERT_GT(segments, 2u);
+  const nlohmann::json t = read_json(dir / "out" / "timeline.json");
+  std::map<int64_t, double> starts;
+  std::map<int64_t, double> finishes;
+  double covered_us = 0;
+  size_t slices = 0;
+  for (const nlohmann::json& e : t["traceEvents"]) {
+    if (!e.contains("cat") || e["cat"] != "critical_path")
+      continue;
+    if (e["ph"] == "X") {
+      ++slices;
+      covered_us += e["dur"].get<double>();
+    } else if (e["ph"] == "s") {
+      starts[e["id"].get<int64_t>()] = e["ts"].get<double>();
+    } else if (e["ph"] == "f") {
+      EXPECT_EQ(e["bp"], "e");
+      finishes[e["id"].get<int64_t>()] = e["ts"].get<double>();
+    }
+  }
+  EXPECT_EQ(slices, segments);
+  EXPECT_NEAR(covered_us, summary["finish_ns"].get<double>() / 1e3, 1e-6);
+  EXPECT_EQ(starts.size(), segments - 1);
+  ASSERT_EQ(finishes.size(), segments - 1);
+  for (const auto& [id, ts] : starts)
+    EXPECT_LE(ts, finishes[id]);
 }
 
 TEST(TimelineCli, LargeTimelinesKeepEveryKthNpu) {
@@ -107,7 +148,7 @@ TEST(TimelineCli, LargeTimelinesKeepEveryKthNpu) {
   EXPECT_EQ(t["otherData"]["npu_stride"].get<int>(), 2);
   size_t events = 0;
   for (const nlohmann::json& e : t["traceEvents"]) {
-    if (e["ph"] == "X") {
+    if (e["ph"] == "X" && e["cat"] != "critical_path") {  // the critical path's track is always whole
       ++events;
       EXPECT_EQ(e["pid"].get<int>() % 2, 0);
     }

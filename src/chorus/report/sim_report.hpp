@@ -1,7 +1,7 @@
 // The HTML report of a workload run (`chorus sim ... --out DIR --report` writes DIR/report.html): where each NPU's
-// time goes (compute, exposed communication, pipeline bubble / peer wait, idle), the collectives against their
-// physical lower bounds, the link utilisation per dimension (aware and flow models), and what the runtime cannot
-// provide (a critical path).
+// time goes (compute, exposed communication, pipeline bubble / peer wait, idle), the collectives (all instances)
+// against their physical lower bounds, the link utilisation per dimension on an absolute 0-100% scale (aware and
+// flow models), the critical path over time with the blame table (top 20), and the what-if bars (--what-if).
 #pragma once
 
 #include <string>

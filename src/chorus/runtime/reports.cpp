@@ -18,6 +18,7 @@
 #include "chorus/io/output_file.hpp"
 #include "chorus/network/link_stats.hpp"
 #include "chorus/runtime/collective_timer.hpp"
+#include "chorus/runtime/critical_path_report.hpp"
 
 namespace chorus {
 
@@ -182,6 +183,7 @@ nlohmann::json summary_json(const ReportContext& context) {
   j["collectives"] = std::move(classes);
   if (!r.fused_ops.empty())
     j["fused_ops"] = fused_ops_json(r);
+  add_critical_path_json(j, context);
   return j;
 }
 
@@ -237,6 +239,7 @@ void print_report(std::ostream& out, const ReportContext& context) {
   }
   if (shown < r.npus.size())
     out << fmt::format("{:>6} ({} more NPUs in summary.json)\n", "...", r.npus.size() - shown);
+  print_critical_path(out, context);
   if (r.collectives.empty())
     return;
   out << fmt::format("\n{:<15} {:>14} {:>6} {:>7} {:<18} {:>14} {:>10} {:>10} {:>14}\n", "collective", "comm_size",

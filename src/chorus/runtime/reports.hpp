@@ -1,7 +1,10 @@
 // Reports of a workload run, for people and for scripts:
 // - summary.json: finish_ns, npus, per_npu [{npu, finish_ns, compute_ns, exposed_comm_ns, peer_wait_ns, cpu_ns,
 //   idle_ns, nodes}], compute_sources {replayed, roofline, cpu_ops}, collectives [{type, group, npus, comm_size, ...,
-//   feasible}] aggregated by kind/size/group shape, below_bound_count, and run metadata;
+//   feasible}] aggregated by kind/size/group shape, below_bound_count, and run metadata; with a critical path
+//   (critical_path.hpp) critical_path_totals {compute_ns, collective_ns, p2p_ns, other_ns}, critical_path
+//   [{kind, name, npu, start_ns, end_ns, (collectives) group, group_npus, dimension}] and blame [{name, kind,
+//   instances, on_critical_path, critical_ns, exposed_ns}]; with what-if runs what_if [{change, finish_ns, speedup}];
 // - npus.csv: summary.json's per_npu rows as CSV (one per NPU; cpu_ns last);
 // - collectives.csv: one row per collective instance (type, group, size, algorithm, start/end, algbw, busbw,
 //   physical lower bound, feasible);
@@ -21,6 +24,7 @@
 
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/runtime/timeline_writer.hpp"
+#include "chorus/runtime/what_if.hpp"
 
 namespace chorus {
 
@@ -30,7 +34,8 @@ struct ReportContext {
   std::string model;
   std::string topology;
   double wall_s = 0;
-  const Topology* network = nullptr;  // for links.csv (not owned)
+  const Topology* network = nullptr;                   // for links.csv (not owned)
+  const std::vector<WhatIfResult>* what_if = nullptr;  // `chorus sim --what-if` (not owned)
 };
 
 // True when the collective's lower bound was computed and its simulated time is below it: a time no schedule can

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <queue>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@
 #include "chorus/runtime/collective_timer.hpp"
 #include "chorus/runtime/group_bound.hpp"
 #include "chorus/runtime/link_usage.hpp"
+#include "chorus/runtime/overlap_slowdown.hpp"
 #include "chorus/runtime/replicas.hpp"
 
 namespace chorus {
@@ -74,7 +76,9 @@ struct Executor {
   std::vector<Span> compute_spans;
   std::vector<Span> cpu_spans;       // CPU operators (is_cpu_op COMP nodes)
   std::vector<Span> transfer_spans;  // communication moving data
-  std::vector<Span> wait_spans;      // communication waiting for a peer to issue its side
+  // With a critical path, transfer spans with their nodes (start, end, node) instead of transfer_spans.
+  std::vector<std::tuple<Time, Time, uint32_t>> transfers;
+  std::vector<Span> wait_spans;  // communication waiting for a peer to issue its side
 };
 
 struct CollectiveInstance {
@@ -172,8 +176,12 @@ class Runtime {
     }
     if (links_ && options.link_load_bins > 0)
       load_.emplace(topology);
-    if (options.lower_bounds)
+    if (options.lower_bounds || options.collectives_at_bound)
       bounds_.emplace(topology);
+    if (options.critical_path)
+      log_.emplace(workload);
+    if (options.overlap_slowdown > 0)
+      slowdown_.emplace(options.overlap_slowdown, workload.npus.size());
     if (wants_contention())
       contention_.emplace(topology);
     executors_.resize(workload.npus.size());
@@ -191,6 +199,8 @@ class Runtime {
     while (!events_.empty()) {
       const Event e = events_.top();
       events_.pop();
+      if (e.npu != kCollectiveEnd && e.version != 0 && !slowdown_->current(e.npu, e.node, e.version))
+        continue;  // a slowed compute node whose end moved after this event was queued
       now_ = e.time;
       ++report_.events;
       if (e.npu == kCollectiveEnd) {
@@ -205,6 +215,8 @@ class Runtime {
         throw DeadlockError(deadlock_report());
     }
     summarise();
+    if (log_)
+      report_.critical_path = walk_critical_path(report_, *log_, issued_times());
     if (links_ && options_.link_stats)
       report_.links = links_->stats();
     if (load_)
@@ -231,6 +243,13 @@ class Runtime {
     if (sys != nullptr && sys->roofline_enabled && (sys->peak_perf_tflops <= 0 || sys->local_mem_bw_gbps <= 0)) {
       throw Error(sys->path, "roofline-enabled", "needs peak-perf and local-mem-bw > 0");
     }
+  }
+
+  std::vector<const std::vector<Time>*> issued_times() const {
+    std::vector<const std::vector<Time>*> out;
+    for (const Executor& ex : executors_)
+      out.push_back(&ex.issued_at);
+    return out;
   }
 
   void init_executor(uint32_t npu) {
@@ -279,7 +298,8 @@ class Runtime {
     }
   }
 
-  void schedule(uint32_t npu, uint32_t node, Time at) {
+  // `version`: a slowed compute node's (overlap_slowdown.hpp); 0 for every other event.
+  void schedule(uint32_t npu, uint32_t node, Time at, uint32_t version = 0) {
     // Time additions saturate at Time::max(); a run that reaches it would report a clamped, plausible-looking
     // finish time, so it is an input error naming the node that got there.
     if (at >= Time::max()) {
@@ -287,7 +307,22 @@ class Runtime {
       throw Error(workload_.npus[npu].file, fmt::format("node {}", n.id),
                   "finishes past the 106-day range of simulated time (durations or sizes too large)");
     }
-    events_.push(Event{at, seq_++, npu, node});
+    events_.push(Event{at, seq_++, npu, node, version});
+  }
+
+  // Compute slowed by overlapping communication (overlap_slowdown.hpp): communication on `npu` starts or stops
+  // moving data, and the ends of its running GPU compute nodes move.
+  void transfer_begins(uint32_t npu) {
+    if (slowdown_)
+      reschedule(npu, slowdown_->comm_begin(npu, now_));
+  }
+  void transfer_ends(uint32_t npu) {
+    if (slowdown_)
+      reschedule(npu, slowdown_->comm_end(npu, now_));
+  }
+  void reschedule(uint32_t npu, const std::vector<OverlapSlowdown::Moved>& moved) {
+    for (const OverlapSlowdown::Moved& m : moved)
+      schedule(npu, m.node, m.end, m.version);
   }
 
   void issue(uint32_t npu, uint32_t node) {
@@ -295,9 +330,17 @@ class Runtime {
     ex.state[node] = NodeState::Issued;
     ex.issued_at[node] = now_;
     ex.transfer_start[node] = now_;  // a collective or a receive that waits for a peer moves it later
+    if (log_)
+      log_->npus[npu].issued_by[node] = releaser_;
     const WorkloadNode& n = workload_.npus[npu].nodes[node];
     switch (n.type) {
       case NodeType::Comp:
+        if (slowdown_ && !n.is_cpu_op) {
+          uint32_t version = 0;
+          const Time end = slowdown_->start(npu, node, compute_time(npu, n), now_, version);
+          schedule(npu, node, end, version);
+          return;
+        }
         schedule(npu, node, now_ + compute_time(npu, n));
         return;
       case NodeType::CommColl:
@@ -326,14 +369,19 @@ class Runtime {
       const double intensity =
           n.tensor_size.count() > 0 ? static_cast<double>(n.num_ops) / static_cast<double>(n.tensor_size.count()) : 0;
       const double perf = n.tensor_size.count() > 0 ? std::min(sys->local_mem_bw_gbps * 1e9 * intensity, peak) : peak;
-      const double seconds = perf > 0 ? static_cast<double>(n.num_ops) / perf : 0;
+      const double seconds = (perf > 0 ? static_cast<double>(n.num_ops) / perf : 0) * options_.compute_scale;
       // num_ops far beyond the peak would overflow Time: an input error, not a silently clamped answer.
       const Time t =
           checked_time_from_seconds(seconds, workload_.npus[npu].file, fmt::format("node {}: num_ops", n.id));
       return std::max(t, Time::ns(1));
     }
     // ASTRA-sim replays microseconds and charges at least one tick (1 ns) for a zero-length node.
-    return n.duration == Time::zero() ? Time::ns(1) : n.duration;
+    const Time replayed = n.is_cpu_op || options_.compute_scale == 1 ? n.duration : scaled(n.duration);
+    return replayed == Time::zero() ? Time::ns(1) : replayed;
+  }
+
+  Time scaled(Time t) const {
+    return Time::ps(std::llround(static_cast<double>(t.picoseconds()) * options_.compute_scale));
   }
 
   void issue_memory(uint32_t npu, uint32_t node) {
@@ -352,8 +400,10 @@ class Runtime {
     const CommGroup& group = workload_.groups[n.group];
     const uint32_t k = ex.collectives_issued[n.group]++;
     ex.collective_index[node] = k;
+    if (n.comm == CommType::Broadcast || group.npus.size() == 1)
+      transfer_begins(npu);               // moves data from its issue, with no peer to wait for
     if (n.comm == CommType::Broadcast) {  // replayed, as ASTRA-sim does
-      schedule(npu, node, now_ + n.duration);
+      schedule(npu, node, options_.free_communication ? now_ : now_ + n.duration);
       return;
     }
     if (group.npus.size() == 1) {
@@ -424,9 +474,18 @@ class Runtime {
     r.end = c.last_issue;
     r.node_id = workload_.npus[c.members.front().first].nodes[c.members.front().second].id;
     r.fused = workload_.npus[c.members.front().first].nodes[c.members.front().second].fused_tiles > 0;
-    for (const auto& [npu, node] : c.members)
+    for (const auto& [npu, node] : c.members) {
       executors_[npu].transfer_start[node] = now_;  // the members before the last waited for it
-    if (simulated_kind(c.type)) {
+      transfer_begins(npu);
+    }
+    if (log_) {
+      for (const auto& [npu, node] : c.members)
+        log_->npus[npu].ended_by[node] = static_cast<uint32_t>(report_.collectives.size());
+      log_->collectives.push_back(c.members.back());
+    }
+    if (simulated_kind(c.type) && (options_.free_communication || options_.collectives_at_bound)) {
+      time_changed_collective(group_index, c, r);
+    } else if (simulated_kind(c.type)) {
       const TimedCollective& t = timer_.time(c.type, c.bytes, group.npus);
       const Time duration = fused_tail(c, t.duration, group.npus);
       r.end = r.start + duration;
@@ -450,6 +509,15 @@ class Runtime {
     for (const auto& [npu, node] : c.members)
       schedule(npu, node, r.end);
     report_.collectives.push_back(std::move(r));
+  }
+
+  // What-if runs: free, or at the group's physical lower bound; uncontended, and fused operators unfused.
+  void time_changed_collective(uint32_t group_index, const CollectiveInstance& c, CollectiveReport& r) {
+    const std::vector<uint32_t>& members = workload_.groups[group_index].npus;
+    if (bounds_)
+      r.lower_bound = bounds_->bound(c.type, c.bytes, members);
+    r.algorithm = options_.free_communication ? "free" : "lower bound";
+    r.end = r.start + (options_.free_communication ? Time::zero() : r.lower_bound);
   }
 
   void start_contended(uint32_t group, const TimedCollective& t, Time duration,
@@ -497,13 +565,14 @@ class Runtime {
   void issue_send(uint32_t npu, uint32_t node) {
     const WorkloadNode& n = workload_.npus[npu].nodes[node];
     const auto dst = static_cast<uint32_t>(n.peer);
-    const Time arrival = now_ + p2p_->delay(NodeId{npu}, NodeId{dst}, n.bytes);
+    const Time arrival = options_.free_communication ? now_ : now_ + p2p_->delay(NodeId{npu}, NodeId{dst}, n.bytes);
     if (links_) {
       const std::vector<LinkShare>& added = replicas_->add_message(npu, dst, n.bytes);
       if (load_)
         load_->add_message(now_, arrival, added);
     }
     schedule(npu, node, arrival);
+    transfer_begins(npu);
     Channel& ch = channels_[channel_key(npu, dst, n.tag)];
     if (!ch.posted.empty()) {
       const PostedReceive r = ch.posted.front();
@@ -511,11 +580,20 @@ class Runtime {
       check_sizes(npu, node, r.npu, r.node);
       if (options_.record_timeline)
         report_.flows.push_back(MessageFlow{npu, node, r.npu, r.node});
+      log_message(npu, node, r.npu, r.node);
       executors_[r.npu].transfer_start[r.node] = now_;  // the receive waited for this send until now
+      transfer_begins(r.npu);
       schedule(r.npu, r.node, std::max(arrival, r.posted));
       return;
     }
     ch.sent.push_back(SentMessage{arrival, npu, node, n.bytes});
+  }
+
+  void log_message(uint32_t send_npu, uint32_t send_node, uint32_t recv_npu, uint32_t recv_node) {
+    if (!log_)
+      return;
+    log_->npus[recv_npu].ended_by[recv_node] = static_cast<uint32_t>(log_->messages.size());
+    log_->messages.emplace_back(send_npu, send_node);
   }
 
   void issue_receive(uint32_t npu, uint32_t node) {
@@ -527,6 +605,8 @@ class Runtime {
       check_sizes(m.npu, m.node, npu, node);
       if (options_.record_timeline)
         report_.flows.push_back(MessageFlow{m.npu, m.node, npu, node});
+      log_message(m.npu, m.node, npu, node);
+      transfer_begins(npu);
       schedule(npu, node, std::max(m.arrival, now_));
       return;
     }
@@ -540,9 +620,17 @@ class Runtime {
     ex.state[node] = NodeState::Done;
     ++ex.done;
     ex.finish = std::max(ex.finish, now_);
+    if (log_) {
+      log_->last = {npu, node};  // events complete in time order: the last one finishes the run
+      releaser_ = node;          // whatever this completion issues, it released
+    }
     const Resource r = queue_of(n);
     if (r != Resource::Free)
       ex.holder[static_cast<size_t>(r)] = -1;
+    if (slowdown_ && n.type == NodeType::Comp && !n.is_cpu_op)
+      slowdown_->finish(npu, node);
+    if (n.type == NodeType::CommColl || n.type == NodeType::CommSend || n.type == NodeType::CommRecv)
+      transfer_ends(npu);
     record(npu, node, n);
     for (uint32_t k = g.child_offsets[node]; k < g.child_offsets[node + 1]; ++k) {
       const uint32_t child = g.children[k];
@@ -566,7 +654,11 @@ class Runtime {
       case NodeType::CommRecv:
         if (wait.first < wait.second)
           ex.wait_spans.push_back(wait);
-        ex.transfer_spans.emplace_back(wait.second, now_);
+        if (log_) {
+          ex.transfers.emplace_back(wait.second, now_, node);
+        } else {
+          ex.transfer_spans.emplace_back(wait.second, now_);
+        }
         track = Track::Comm;
         break;
       case NodeType::MemLoad:
@@ -586,7 +678,7 @@ class Runtime {
       Executor& ex = executors_[npu];
       NpuReport& r = report_.npus[npu];
       const std::vector<Span> compute = merged(std::move(ex.compute_spans));
-      const std::vector<Span> transfer = merged(std::move(ex.transfer_spans));
+      const std::vector<Span> transfer = log_ ? log_exposed(npu, compute) : merged(std::move(ex.transfer_spans));
       const std::vector<Span> wait = merged(std::move(ex.wait_spans));
       std::vector<Span> busy = compute;
       busy.insert(busy.end(), transfer.begin(), transfer.end());
@@ -604,8 +696,29 @@ class Runtime {
       r.idle = r.finish - r.compute - r.exposed_comm - r.peer_wait - r.cpu;
       r.nodes = workload_.npus[npu].nodes.size();
       count_compute_sources(workload_.npus[npu].nodes);
+      if (log_) {
+        for (const WorkloadNode& n : workload_.npus[npu].nodes)
+          log_->count(npu, n);  // while this NPU's nodes are in cache
+      }
       report_.finish = std::max(report_.finish, r.finish);
     }
+  }
+
+  // Charges the NPU's exposed communication to its transfers (critical_path.hpp); returns the transfers merged,
+  // from the one sort both need.
+  std::vector<Span> log_exposed(uint32_t npu, const std::vector<Span>& compute) {
+    std::vector<std::tuple<Time, Time, uint32_t>> transfers = std::move(executors_[npu].transfers);
+    for (const auto& [node, time] : charge_exposed(transfers, compute))
+      log_->charge(npu, node, time);
+    std::vector<Span> out;
+    for (const auto& [start, end, node] : transfers) {
+      if (!out.empty() && start <= out.back().second) {
+        out.back().second = std::max(out.back().second, end);
+      } else {
+        out.emplace_back(start, end);
+      }
+    }
+    return out;
   }
 
   // Where each COMP node's time came from (the rule of compute_time()).
@@ -638,6 +751,9 @@ class Runtime {
   std::optional<LinkLoadRecorder> load_;
   std::optional<GroupBounds> bounds_;
   std::optional<CollectiveContention> contention_;
+  std::optional<OverlapSlowdown> slowdown_;     // with RuntimeOptions::overlap_slowdown > 0
+  std::optional<ReleaseLog> log_;               // with RuntimeOptions::critical_path
+  uint32_t releaser_ = ReleaseLog::kNone;       // the node whose completion is being processed (issue causes)
   std::vector<ContendedCollective> contended_;  // by contention id
   std::vector<Executor> executors_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;

@@ -33,6 +33,7 @@
 #include "chorus/astra/system_config.hpp"
 #include "chorus/nccl/group_timing.hpp"
 #include "chorus/network/link_stats.hpp"
+#include "chorus/runtime/critical_path.hpp"
 #include "chorus/runtime/fused_ops.hpp"
 #include "chorus/runtime/link_load.hpp"
 #include "chorus/runtime/remote_memory.hpp"
@@ -61,6 +62,14 @@ struct RuntimeOptions {
   std::optional<nccl::NcclContext> nccl;
   // Hears of each trace node completed (core/progress.hpp); none: silent.
   Progress* progress = nullptr;
+  // Record which dependency released each node: RunReport::critical_path, with blame (critical_path.hpp).
+  bool critical_path = false;
+  // Changed inputs of the what-if runs (what_if.hpp); the defaults change nothing.
+  bool free_communication = false;    // collectives, broadcasts and messages take no time (peers still wait)
+  bool collectives_at_bound = false;  // a simulated collective lasts its physical lower bound, uncontended
+  double compute_scale = 1;           // GPU compute times multiplied by this (0.5: compute 2x faster)
+  // GPU compute runs 1 + this times slower while its NPU moves data (overlap_slowdown.hpp); 0: not at all.
+  double overlap_slowdown = 0;
 };
 
 struct NpuReport {
@@ -121,9 +130,10 @@ struct RunReport {
   std::vector<CollectiveReport> collectives;
   std::vector<FusedOpReport> fused_ops;  // one per fused operator run (fused_ops.hpp)
   std::vector<TimelineEvent> timeline;
-  std::vector<MessageFlow> flows;           // with record_timeline
-  std::optional<LinkStats> links;           // with RuntimeOptions::link_stats under aware or flow
-  std::optional<LinkLoadSeries> link_load;  // with RuntimeOptions::link_load_bins under aware or flow
+  std::vector<MessageFlow> flows;             // with record_timeline
+  std::optional<LinkStats> links;             // with RuntimeOptions::link_stats under aware or flow
+  std::optional<LinkLoadSeries> link_load;    // with RuntimeOptions::link_load_bins under aware or flow
+  std::optional<CriticalPath> critical_path;  // with RuntimeOptions::critical_path
   uint64_t events = 0;
 };
 

@@ -2,6 +2,7 @@
 // timeline_writer.hpp).
 #include "chorus/runtime/timeline_writer.hpp"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -64,6 +65,67 @@ void write_flows(OutputFile& out, const RunReport& r, const Workload& w, const T
                     "\"ts\":{5:.6f}}}",
                     i, f.send_npu, kCommTrack, us(a.start), f.recv_npu, arrive));
   }
+}
+
+// The timeline track of a node's event; -1 for a node the timeline does not show.
+int track_of(const WorkloadNode& n) {
+  switch (n.type) {
+    case chakra::NodeType::Comp:
+      return static_cast<int>(Track::Compute);
+    case chakra::NodeType::CommColl:
+    case chakra::NodeType::CommSend:
+    case chakra::NodeType::CommRecv:
+      return kCommTrack;
+    case chakra::NodeType::MemLoad:
+    case chakra::NodeType::MemStore:
+      return static_cast<int>(Track::Memory);
+    default:
+      return -1;
+  }
+}
+
+// The critical path (critical_path.hpp): every segment as an "X" event on a track of its own, in a process after the
+// NPUs' and the link counters' (complete even when NPUs are sampled out), and a flow arrow ("s" -> "f", category
+// critical_path) from each segment to the next on the NPUs' own tracks wherever both NPUs' tracks are kept.
+void write_critical_path(OutputFile& out, const RunReport& r, const Workload& w, const TimelineSelection& sel) {
+  if (!r.critical_path)
+    return;
+  const size_t pid = w.npus.size() + 1;
+  out.write(fmt::format(
+      ",\n{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{0},\"args\":{{\"name\":\"critical path\"}}}}"
+      ",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{0},\"tid\":0,\"args\":{{\"name\":\"critical path\"}}}}",
+      pid));
+  const std::vector<PathSegment>& segments = r.critical_path->segments;
+  std::string chunk;
+  for (const PathSegment& seg : segments) {
+    const WorkloadNode& n = w.npus[seg.npu].nodes[seg.node];
+    chunk += fmt::format(
+        ",\n{{\"name\":{},\"cat\":\"critical_path\",\"ph\":\"X\",\"ts\":{:.6f},\"dur\":{:.6f},\"pid\":{},\"tid\":0,"
+        "\"args\":{{\"kind\":\"{}\",\"npu\":{},\"node\":{}}}}}",
+        nlohmann::json(n.name).dump(), us(seg.start), us(seg.end - seg.start), pid, to_string(seg.kind), seg.npu, n.id);
+  }
+  const auto shown = [&](const PathSegment& seg) {
+    const int track = track_of(w.npus[seg.npu].nodes[seg.node]);
+    return track >= 0 && sel.keeps(TimelineEvent{seg.npu, seg.node, static_cast<Track>(track), seg.start, seg.end});
+  };
+  // Ids after the message arrows' (0 .. flows - 1), so that no two arrows share one.
+  const size_t first_id = r.flows.size();
+  for (size_t i = 0; i + 1 < segments.size(); ++i) {
+    const PathSegment& a = segments[i];
+    const PathSegment& b = segments[i + 1];
+    if (!shown(a) || !shown(b))
+      continue;
+    // "s" inside a's slice just before it ends, "f" bound to the enclosing slice of b just after it starts.
+    const double from = std::max(us(a.start), us(a.end) - 1e-3);
+    const double to = std::min(us(b.end), us(b.start) + 1e-3);
+    chunk += fmt::format(
+        ",\n{{\"name\":\"critical path\",\"cat\":\"critical_path\",\"ph\":\"s\",\"id\":{0},\"pid\":{1},\"tid\":{2},"
+        "\"ts\":{3:.6f}}},\n{{\"name\":\"critical path\",\"cat\":\"critical_path\",\"ph\":\"f\",\"bp\":\"e\","
+        "\"id\":{0},\"pid\":{4},\"tid\":{5},\"ts\":{6:.6f}}}",
+        first_id + i, a.npu, track_of(w.npus[a.npu].nodes[a.node]), from, b.npu, track_of(w.npus[b.npu].nodes[b.node]),
+        to);
+  }
+  out.write(chunk);
 }
 
 // Counter tracks ("C" events) of link utilisation, one per link group, in a process of their own after the NPUs';
@@ -194,6 +256,7 @@ void write_timeline_json(const std::string& path, const ReportContext& context, 
   out.write(chunk);
   write_flows(out, r, w, s);
   write_link_load(out, r, w.npus.size());
+  write_critical_path(out, r, w, s);
   out.write("\n]}\n");
   out.close();
 }

@@ -1,7 +1,9 @@
 // timeline.json: the run in Chrome's trace-event format (opens in
 // ui.perfetto.dev and chrome://tracing), bounded in size: one process per NPU
 // with a compute, a communication and a memory track, each node an "X" event,
-// and a flow arrow from each send to the receive it matched. A run with more
+// a flow arrow from each send to the receive it matched, and the critical path
+// (a track of its own, and "critical_path" flow arrows from each of its
+// segments to the next on the NPUs' tracks). A run with more
 // events than the budget keeps whole NPUs, every k-th one (k the smallest that
 // fits), so each kept track stays complete; `comm` keeps the communication
 // track of every NPU; `full` keeps everything (the GPT-3 1,024-NPU run: about

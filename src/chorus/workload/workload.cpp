@@ -14,6 +14,7 @@
 #include "chorus/core/limits.hpp"
 #include "chorus/io/json_file.hpp"
 #include "chorus/workload/fusion_marks.hpp"
+#include "chorus/workload/name_patterns.hpp"
 #include "chorus/workload/symmetric_workload.hpp"
 
 namespace chorus {
@@ -437,6 +438,7 @@ NpuGraph build_npu_graph(const chakra::ChakraTrace& trace, uint32_t npu, uint32_
     add_node(t, npu, npus, groups, g, pending);
   build_edges(pending, g);
   check_fusion_marks(g);
+  intern_name_patterns(g);
   return g;
 }
 
@@ -462,6 +464,7 @@ Workload load_workload(const std::string& workload, const std::string& comm_grou
                                  [&](const chakra::TraceNode& t) { add_node(t, r, npus, table, g, pending); });
     build_edges(pending, g);
     check_fusion_marks(g);
+    intern_name_patterns(g);
   }
   w.groups = std::move(table.groups);
   check_membership(w);

@@ -55,6 +55,7 @@ struct WorkloadNode {
   Time duration;             // Chakra's duration_micros (range-checked: kMaxNodeDurationMicros)
   std::string fused_op;      // COMM_COLL fused with its compute input (fusion_marks.hpp); "" when not fused
   uint32_t fused_tiles = 0;  // its tile count; 0 when not fused
+  uint32_t pattern = 0;      // index into NpuGraph::patterns: its name, digit runs as '#' (name_patterns.hpp)
 };
 
 // One NPU's nodes in file order, with dependencies as indices into `nodes` (CSR).
@@ -65,6 +66,7 @@ struct NpuGraph {
   std::vector<uint32_t> deps;
   std::vector<uint32_t> child_offsets;
   std::vector<uint32_t> children;
+  std::vector<std::string> patterns;  // distinct node-name patterns (name_patterns.hpp)
 
   size_t dep_count(uint32_t node) const { return dep_offsets[node + 1] - dep_offsets[node]; }
 };
