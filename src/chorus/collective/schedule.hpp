@@ -18,6 +18,7 @@
 #include <span>
 #include <vector>
 
+#include "chorus/core/huge_pages.hpp"
 #include "chorus/core/units.hpp"
 #include "chorus/topology/topology.hpp"
 
@@ -53,12 +54,13 @@ class Schedule {
  private:
   OpId append(uint32_t src, uint32_t dst, int64_t bytes, Time delay, std::span<const OpId> deps, uint32_t chunk);
 
-  std::vector<uint32_t> src_, dst_;  // src == dst marks a local step
-  std::vector<int64_t> bytes_;
-  std::vector<int64_t> delay_ps_;
-  std::vector<uint32_t> chunk_;
-  std::vector<uint32_t> dep_begin_{0};
-  std::vector<OpId> deps_;
+  // Huge-page backed (core/huge_pages.hpp): a synthesized schedule's columns are tens of MiB, first touched here.
+  HugeVector<uint32_t> src_, dst_;  // src == dst marks a local step
+  HugeVector<int64_t> bytes_;
+  HugeVector<int64_t> delay_ps_;
+  HugeVector<uint32_t> chunk_;
+  HugeVector<uint32_t> dep_begin_{0};
+  HugeVector<OpId> deps_;
   size_t transfers_ = 0;
   int64_t total_bytes_ = 0;
 };

@@ -82,6 +82,9 @@ class SpreadEngine {
       if (g_.is_member(p_.origin[c]))
         --remaining_;
     }
+    // Every (member, chunk) delivery is a transfer (relays add some): sized once instead of grown by copies.
+    result_.transfers.reserve(remaining_);
+    arrived_.reserve(remaining_);
     while (remaining_ > 0) {
       const Time t = next_event_time();
       if (t == Time::max()) {
@@ -425,18 +428,19 @@ class SpreadEngine {
   // Done per chunk after the run, where a node-sized table stays in cache, instead of a (node, chunk) table
   // touched at random twice per transfer.
   void link_sources() {
-    std::vector<SpreadTransfer>& x = result_.transfers;
+    HugeVector<SpreadTransfer>& x = result_.transfers;
     std::vector<uint32_t> begin(size_t{p_.chunks} + 1, 0);
     for (const SpreadTransfer& t : x)
       ++begin[t.chunk + 1];
     for (uint32_t c = 0; c < p_.chunks; ++c)
       begin[c + 1] += begin[c];
-    std::vector<uint32_t> by_chunk(x.size()), fill(begin.begin(), begin.end() - 1);
+    HugeVector<uint32_t> by_chunk(x.size());
+    std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
     for (uint32_t i = 0; i < x.size(); ++i)
       by_chunk[fill[x[i].chunk]++] = i;  // start order within a chunk
     // Arrivals in the order run() applied them (by end, then index), grouped by chunk the same way. Transfers that
     // never arrived (a run given up) are nobody's source.
-    std::vector<uint32_t> arrived_by_chunk(x.size(), kNoTransfer);
+    HugeVector<uint32_t> arrived_by_chunk(x.size(), kNoTransfer);
     fill.assign(begin.begin(), begin.end() - 1);
     for (uint32_t i : arrived_)
       arrived_by_chunk[fill[x[i].chunk]++] = i;
@@ -456,7 +460,7 @@ class SpreadEngine {
 
   // Transfers into a relay whose copy is never forwarded are dropped (backwards, so chains of them go too).
   void prune_relay_dead_ends() {
-    std::vector<SpreadTransfer>& x = result_.transfers;
+    HugeVector<SpreadTransfer>& x = result_.transfers;
     std::vector<char> needed(x.size(), 0);
     for (size_t i = x.size(); i-- > 0;) {
       if (g_.is_member(g_.dst(x[i].link)))
@@ -497,7 +501,7 @@ class SpreadEngine {
   std::vector<uint64_t> masks_;                                            // the options of order_'s links when counted
   std::vector<Pick> picks_;
   EventLanes arrivals_;            // transfers in flight, by end
-  std::vector<uint32_t> arrived_;  // transfers in the order they arrived
+  HugeVector<uint32_t> arrived_;  // transfers in the order they arrived
   std::vector<Timed> releases_, frees_;
   size_t next_release_ = 0, next_free_ = 0;
   uint64_t remaining_ = 0;

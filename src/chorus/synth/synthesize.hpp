@@ -97,7 +97,7 @@ struct SynthResult {
   CollectiveKind kind = CollectiveKind::AllGather;
   Bytes size;
   Schedule schedule;         // global node ids; chunk ids: j * members + rank (see chunk_origin)
-  std::vector<SynthOp> ops;  // per schedule op
+  HugeVector<SynthOp> ops;  // per schedule op (huge-page backed, as the Schedule)
   Time time;                 // the synthesized collective time (estimate)
   uint32_t chunks_per_npu = 0;
   uint32_t chunk_count = 0;
