@@ -49,7 +49,7 @@ void Schedule::reserve(size_t ops, size_t deps) {
 }
 
 size_t Schedule::memory_bytes() const {
-  return src_.capacity() * 4 + dst_.capacity() * 4 + bytes_.capacity() * 8 + delay_ps_.capacity() * 8 +
+  return src_.capacity() * 4 + dst_.capacity() * 4 + bytes_.memory_bytes() + delay_ps_.memory_bytes() +
          chunk_.capacity() * 4 + dep_begin_.capacity() * 4 + deps_.capacity() * 4;
 }
 
