@@ -394,20 +394,19 @@ class Synthesizer {
 
   void append_forward(const SpreadResult& s, const SynthGraph& g, const std::vector<OpId>& chunk_ready,
                       SynthResult& r) {
-    std::vector<OpId> op_of(s.transfers.size());
+    // Transfer i becomes op first + i (nothing else is appended meanwhile): no table from transfers to ops.
+    const auto first = static_cast<uint32_t>(r.schedule.size());
     std::vector<OpId> deps;
-    for (size_t i = 0; i < s.transfers.size(); ++i) {
-      const SpreadTransfer& x = s.transfers[i];
+    for (const SpreadTransfer& x : s.transfers) {
       deps.clear();
       if (x.from != kNoTransfer)
-        deps.push_back(op_of[x.from]);
+        deps.push_back(OpId{first + x.from});
       else if (!chunk_ready.empty())
         deps.push_back(chunk_ready[x.chunk]);
       add_link_order(x.link, deps);
-      op_of[i] = r.schedule.add_transfer(g.global_node(g.src(x.link)), g.global_node(g.dst(x.link)), r.chunk_bytes,
-                                         Time::zero(), deps, x.chunk);
-      last_on_link_[x.link] = op_of[i];
-      r.ops.push_back({g.global_link(x.link), x.start, x.end, false});
+      last_on_link_[x.link] = r.schedule.add_transfer(g.global_node(g.src(x.link)), g.global_node(g.dst(x.link)),
+                                                      r.chunk_bytes, Time::zero(), deps, x.chunk);
+      r.ops.push_back({.link = g.global_link(x.link), .reduce = false, .start = x.start, .finish = x.end});
     }
   }
 
@@ -447,7 +446,8 @@ class Synthesizer {
       op_of[i] = r.schedule.add_transfer(gt.global_node(gt.dst(x.link)), gt.global_node(gt.src(x.link)), r.chunk_bytes,
                                          Time::zero(), deps, x.chunk);
       last_on_link_[x.link] = op_of[i];
-      r.ops.push_back({gt.global_link(x.link), total - x.end, total - x.start, true});
+      r.ops.push_back(
+          {.link = gt.global_link(x.link), .reduce = true, .start = total - x.end, .finish = total - x.start});
       if (x.from == kNoTransfer)
         done[x.chunk].push_back(op_of[i]);
     }
@@ -484,7 +484,7 @@ class Synthesizer {
     std::vector<OpId> ready(r.chunk_count);
     for (uint32_t c = 0; c < r.chunk_count; ++c) {
       ready[c] = r.schedule.add_local(graph_->global_node(c % n_), Time::zero(), done[c], c);
-      r.ops.push_back({LinkId{0}, rs.chunk_done[c], rs.chunk_done[c], false});
+      r.ops.push_back({.link = LinkId{0}, .reduce = false, .start = rs.chunk_done[c], .finish = rs.chunk_done[c]});
     }
     append_forward(best.second, *graph_, ready, r);
   }
@@ -553,7 +553,7 @@ class Synthesizer {
       op_of[i] = r.schedule.add_transfer(graph_->global_node(graph_->src(h.link)),
                                          graph_->global_node(graph_->dst(h.link)), bytes, Time::zero(), deps, h.chunk);
       last[h.link] = op_of[i];
-      r.ops.push_back({graph_->global_link(h.link), h.start, h.end, false});
+      r.ops.push_back({.link = graph_->global_link(h.link), .reduce = false, .start = h.start, .finish = h.end});
     }
     r.time = best.makespan;
   }

@@ -87,10 +87,11 @@ struct SynthAttempt {
 };
 
 // One operation's role, for writers (MSCCL) and checks.
+// 24 bytes (the flag beside the link id, not after the times): a 1,024-NPU All-Gather has a million of them.
 struct SynthOp {
   LinkId link;          // the physical link a transfer crosses (local steps: unused)
-  Time start, finish;   // the synthesizer's own timing
   bool reduce = false;  // the receiver adds what it receives to its own partial (Reduce-Scatter / Reduce phases)
+  Time start, finish;   // the synthesizer's own timing
 };
 
 struct SynthResult {
