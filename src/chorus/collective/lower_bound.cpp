@@ -312,17 +312,24 @@ Cut gather_cut_by_flows(const CapacityGraph& g, std::span<const uint32_t> sinks,
   MaxFlow flow = make_max_flow(g, /*super_source=*/true, tolerance.residual);
   const uint32_t super_source = g.nodes;
   const double keep = 1 - tolerance.relative;
+  bool preflow = false;  // the last run's preflow can move on to the next sink (same lambda, no cut taken)
   for (uint32_t sink : sinks) {
     for (int step = 0;; ++step) {
       CHORUS_ASSERT(step < 100000, "Dinkelbach did not converge at sink {}", sink);
       const double lambda = best.ratio();
-      set_super_source_capacity(flow, g, lambda);
       // Reaching the threshold confirms this sink; only a flow short of it needs to be maximal (for its cut).
       const double enough = lambda * g.npus * keep;
-      const double value = flow.run(super_source, sink, enough);
+      double value = 0;
+      if (preflow) {
+        value = flow.move_sink(sink, enough);
+      } else {
+        set_super_source_capacity(flow, g, lambda);
+        value = flow.run(super_source, sink, enough);
+      }
       ++max_flows;
       progress.advance();
-      if (value >= enough)
+      preflow = value >= enough;
+      if (preflow)
         break;
       Cut found = make_cut(g, graph_source_side(flow, g));
       // Re-evaluated exactly: a cut that only looks better through rounding ends the search for this sink.
