@@ -1,7 +1,8 @@
-// LatencyPaths: Dial's buckets (few latency values) and the heap (many) against Bellman-Ford on random graphs,
-// zero latencies and unreachable nodes included.
+// LatencyPaths: Dial's buckets (few latency values), the heap (many) and the diameter (bit-parallel hop searches
+// for one latency value) against Bellman-Ford on random graphs, zero latencies and unreachable nodes included.
 #include "chorus/collective/latency_paths.hpp"
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -65,8 +66,18 @@ TEST(LatencyPaths, BucketsAndHeapMatchBellmanFord) {
     for (uint32_t trial = 0; trial < 4; ++trial) {
       const Graph g = random_graph(60, 150 + 40 * trial, latencies, rng);
       LatencyPaths paths(g.nodes, g.out_offset, g.out_arc, g.dst, g.latency);
-      for (uint32_t s = 0; s < g.nodes; s += 7)
-        EXPECT_EQ(paths.from(s), bellman_ford(g, s)) << "latencies[0] " << latencies[0] << " source " << s;
+      int64_t diameter = 0;  // over sources and targets 0 .. 29, reachable pairs
+      for (uint32_t s = 0; s < g.nodes; ++s) {
+        const std::vector<int64_t> reference = bellman_ford(g, s);
+        if (s % 7 == 0) {
+          EXPECT_EQ(paths.from(s), reference) << "latencies[0] " << latencies[0] << " source " << s;
+        }
+        for (uint32_t t = 0; s < 30 && t < 30; ++t) {
+          if (reference[t] != kUnreachablePs)
+            diameter = std::max(diameter, reference[t]);
+        }
+      }
+      EXPECT_EQ(paths.diameter(30, 30), diameter) << "latencies[0] " << latencies[0];
     }
   }
 }

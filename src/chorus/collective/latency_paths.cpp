@@ -7,18 +7,22 @@
 #include <queue>
 #include <utility>
 
+#include "chorus/topology/hop_diameter.hpp"
+
 namespace chorus {
 
 LatencyPaths::LatencyPaths(uint32_t nodes, std::span<const uint32_t> out_offset, std::span<const uint32_t> out_arc,
                            std::span<const uint32_t> dst, std::span<const int64_t> latency_ps)
     : out_offset_(out_offset), out_arc_(out_arc), dst_(dst), latency_ps_(latency_ps), dist_(nodes, kUnreachablePs) {
-  int64_t gcd = 0, largest = 0;
+  int64_t gcd = 0, largest = 0, smallest = kUnreachablePs;
   for (int64_t l : latency_ps) {
     gcd = std::gcd(gcd, l);
     largest = std::max(largest, l);
+    smallest = std::min(smallest, l);
   }
   unit_ = gcd > 0 ? gcd : 1;
   span_ = largest / unit_;
+  uniform_ = latency_ps.empty() || (smallest == largest && largest > 0);
   if (span_ < kMaxBuckets)
     buckets_.resize(static_cast<size_t>(span_) + 1);
 }
@@ -30,6 +34,24 @@ const std::vector<int64_t>& LatencyPaths::from(uint32_t source) {
   else
     by_buckets(source);
   return dist_;
+}
+
+int64_t LatencyPaths::diameter(uint32_t sources, uint32_t targets) {
+  if (uniform_) {
+    std::vector<uint32_t> target(out_arc_.size());
+    for (size_t k = 0; k < out_arc_.size(); ++k)
+      target[k] = dst_[out_arc_[k]];
+    return int64_t{hop_diameter(static_cast<uint32_t>(dist_.size()), out_offset_, target, sources, targets)} * unit_;
+  }
+  int64_t diameter = 0;
+  for (uint32_t s = 0; s < sources; ++s) {
+    const std::vector<int64_t>& d = from(s);
+    for (uint32_t t = 0; t < targets; ++t) {
+      if (d[t] != kUnreachablePs)
+        diameter = std::max(diameter, d[t]);
+    }
+  }
+  return diameter;
 }
 
 // Distances in units: a node reached at d waits in bucket d mod (span + 1); every tentative distance lies within

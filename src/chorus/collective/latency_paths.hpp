@@ -29,6 +29,11 @@ class LatencyPaths {
   // Distances from `source` to every node; valid until the next call.
   const std::vector<int64_t>& from(uint32_t source);
 
+  // The largest distance from a node in 0 .. sources-1 to a node in 0 .. targets-1 (pairs with no path ignored).
+  // With one latency on every arc it is the hop diameter times that latency, found by bit-parallel searches
+  // (topology/hop_diameter.hpp); otherwise one search per source.
+  int64_t diameter(uint32_t sources, uint32_t targets);
+
  private:
   static constexpr int64_t kMaxBuckets = 4096;
 
@@ -37,8 +42,9 @@ class LatencyPaths {
 
   std::span<const uint32_t> out_offset_, out_arc_, dst_;
   std::span<const int64_t> latency_ps_;
-  int64_t unit_ = 1;  // the latencies' gcd (1 when all are 0)
-  int64_t span_ = 0;  // the largest latency in units
+  int64_t unit_ = 1;      // the latencies' gcd (1 when all are 0)
+  int64_t span_ = 0;      // the largest latency in units
+  bool uniform_ = false;  // every arc has the latency unit_ (or there are no arcs)
   std::vector<int64_t> dist_;
   std::vector<std::vector<uint32_t>> buckets_;  // span_ + 1 of them, circular, when span_ < kMaxBuckets
 };

@@ -221,11 +221,7 @@ int64_t latency_eccentricity(const CapacityGraph& g, uint32_t source) {
 }
 
 int64_t latency_diameter(const CapacityGraph& g) {
-  LatencyPaths paths = latency_paths(g);
-  int64_t diameter = 0;
-  for (uint32_t u = 0; u < g.npus; ++u)
-    diameter = std::max(diameter, eccentricity(paths, g, u));
-  return diameter;
+  return latency_paths(g).diameter(g.npus, g.npus);  // strongly connected: every pair counts
 }
 
 // Floyd-Warshall: an independent certificate of the Dijkstra diameter for brute-force mode.

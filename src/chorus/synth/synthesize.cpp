@@ -15,6 +15,7 @@
 #include "chorus/synth/all_to_all_bound.hpp"
 #include "chorus/synth/rail_restriction.hpp"
 #include "chorus/synth/star_direct.hpp"
+#include "chorus/topology/hop_diameter.hpp"
 
 namespace chorus {
 
@@ -98,24 +99,29 @@ Time capacity_bound(const SynthGraph& g, const std::vector<Time>& tau, uint64_t 
 uint32_t hop_diameter(const SynthGraph& g, std::optional<uint32_t> root, bool forward) {
   if (uint64_t{g.node_count()} * g.link_count() > 50'000'000 && !root)
     return 0;
+  // Between all members: bit-parallel searches (topology/hop_diameter.hpp) over the links as a CSR.
+  if (!root) {
+    std::vector<uint32_t> offset(g.node_count() + 1, 0), target;
+    target.reserve(g.link_count());
+    for (uint32_t v = 0; v < g.node_count(); ++v) {
+      for (uint32_t l : forward ? g.out_links(v) : g.in_links(v))
+        target.push_back(forward ? g.dst(l) : g.src(l));
+      offset[v + 1] = static_cast<uint32_t>(target.size());
+    }
+    return chorus::hop_diameter(g.node_count(), offset, target, g.member_count(), g.member_count());
+  }
   uint32_t diameter = 0;
-  std::vector<uint32_t> dist(g.node_count()), queue;
-  const uint32_t sources = root ? 1 : g.member_count();
-  for (uint32_t i = 0; i < sources; ++i) {
-    const uint32_t s = root ? *root : i;
-    std::fill(dist.begin(), dist.end(), UINT32_MAX);
-    queue.assign(1, s);
-    dist[s] = 0;
-    for (size_t q = 0; q < queue.size(); ++q) {
-      const uint32_t v = queue[q];
-      for (uint32_t l : forward ? g.out_links(v) : g.in_links(v)) {
-        const uint32_t w = forward ? g.dst(l) : g.src(l);
-        if (dist[w] == UINT32_MAX) {
-          dist[w] = dist[v] + 1;
-          if (g.is_member(w))
-            diameter = std::max(diameter, dist[w]);
-          queue.push_back(w);
-        }
+  std::vector<uint32_t> dist(g.node_count(), UINT32_MAX), queue{*root};
+  dist[*root] = 0;
+  for (size_t q = 0; q < queue.size(); ++q) {
+    const uint32_t v = queue[q];
+    for (uint32_t l : forward ? g.out_links(v) : g.in_links(v)) {
+      const uint32_t w = forward ? g.dst(l) : g.src(l);
+      if (dist[w] == UINT32_MAX) {
+        dist[w] = dist[v] + 1;
+        if (g.is_member(w))
+          diameter = std::max(diameter, dist[w]);
+        queue.push_back(w);
       }
     }
   }
