@@ -215,5 +215,38 @@ TEST(TopologyGenerator, RejectsBadSizes) {
   EXPECT_THROW(compose({}), Error);
 }
 
+// follows_dimensions compares a topology with what compose() would build from its dimensions, link by link: true
+// for compositions, false once one link differs, one is missing, a switch is added, or no dimensions are declared.
+TEST(TopologyGenerator, FollowsDimensionsOnlyForTheComposedLinks) {
+  const std::vector<Dimension> dims = {{BlockKind::Ring, 4, kLink.bandwidth, kLink.latency},
+                                       {BlockKind::FullyConnected, 3, kLink.bandwidth, kLink.latency},
+                                       {BlockKind::Switch, 2, kLink.bandwidth, kLink.latency}};
+  const Topology composed = compose(dims);
+  EXPECT_TRUE(follows_dimensions(composed));
+  // The same links rebuilt, with a change each time.
+  auto rebuilt = [&](int change) {
+    TopologyBuilder b("copy", composed.npu_count());
+    for (uint32_t n = composed.npu_count(); n < composed.node_count(); ++n)
+      b.add_switch();
+    if (change == 2)
+      b.add_switch();
+    for (uint32_t l = 0; l < composed.link_count(); ++l) {
+      const LinkId link{l};
+      if (change == 1 && l + 1 == composed.link_count())
+        continue;
+      const Bandwidth bw = change == 0 && l == 5 ? Bandwidth::gb_per_s(25) : composed.link_bandwidth(link);
+      b.add_link(composed.link_src(link), composed.link_dst(link), bw, composed.link_latency(link));
+    }
+    if (change != 4)
+      b.set_dimensions(dims);
+    return std::move(b).seal();
+  };
+  EXPECT_FALSE(follows_dimensions(rebuilt(0)));
+  EXPECT_FALSE(follows_dimensions(rebuilt(1)));
+  EXPECT_FALSE(follows_dimensions(rebuilt(2)));
+  EXPECT_TRUE(follows_dimensions(rebuilt(3)));
+  EXPECT_FALSE(follows_dimensions(rebuilt(4)));  // no dimensions declared
+}
+
 }  // namespace
 }  // namespace chorus

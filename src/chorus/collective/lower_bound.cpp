@@ -15,13 +15,13 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
-#include <queue>
 #include <span>
 #include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "chorus/collective/latency_paths.hpp"
 #include "chorus/collective/max_flow.hpp"
 #include "chorus/collective/symmetric_bound.hpp"
 #include "chorus/core/assert.hpp"
@@ -89,6 +89,13 @@ CapacityGraph make_capacity_graph(const Topology& topology, bool transposed) {
     g.unit = std::max(g.unit, topology.link_bandwidth(LinkId{l}).bytes_per_second());
   }
   g.out_offset.assign(g.nodes + 1, 0);
+  // Sized once: grown by doubling, the five columns were copied and first touched about twice over.
+  const size_t links = topology.link_count();
+  g.src.reserve(links);
+  g.dst.reserve(links);
+  g.bytes_per_s.reserve(links);
+  g.capacity.reserve(links);
+  g.latency_ps.reserve(links);
   for (uint32_t l = 0; l < topology.link_count(); ++l) {
     const LinkId link{l};
     uint32_t from = topology.link_src(link).value, to = topology.link_dst(link).value;
@@ -199,40 +206,22 @@ void require_strongly_connected(const Topology& topology) {
   }
 }
 
-// α-distance (ps) from `source` to every node along the arcs.
-std::vector<int64_t> latency_distances(const CapacityGraph& g, uint32_t source) {
-  std::vector<int64_t> dist(g.nodes, kUnreachable);
-  using Entry = std::pair<int64_t, uint32_t>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
-  dist[source] = 0;
-  heap.emplace(0, source);
-  while (!heap.empty()) {
-    const auto [d, u] = heap.top();
-    heap.pop();
-    if (d != dist[u])
-      continue;
-    for (uint32_t i = g.out_offset[u]; i < g.out_offset[u + 1]; ++i) {
-      const uint32_t a = g.out_arc[i];
-      const int64_t candidate = d + g.latency_ps[a];
-      if (candidate < dist[g.dst[a]]) {
-        dist[g.dst[a]] = candidate;
-        heap.emplace(candidate, g.dst[a]);
-      }
-    }
-  }
-  return dist;
+LatencyPaths latency_paths(const CapacityGraph& g) {
+  return LatencyPaths(g.nodes, g.out_offset, g.out_arc, g.dst, g.latency_ps);
 }
 
-int64_t latency_eccentricity(const CapacityGraph& g, uint32_t source) {
-  const std::vector<int64_t> dist = latency_distances(g, source);
+int64_t eccentricity(LatencyPaths& paths, const CapacityGraph& g, uint32_t source) {
+  const std::vector<int64_t>& dist = paths.from(source);
   return *std::max_element(dist.begin(), dist.begin() + g.npus);  // strongly connected: all finite
 }
 
+int64_t latency_eccentricity(const CapacityGraph& g, uint32_t source) {
+  LatencyPaths paths = latency_paths(g);
+  return eccentricity(paths, g, source);
+}
+
 int64_t latency_diameter(const CapacityGraph& g) {
-  int64_t diameter = 0;
-  for (uint32_t u = 0; u < g.npus; ++u)
-    diameter = std::max(diameter, latency_eccentricity(g, u));
-  return diameter;
+  return latency_paths(g).diameter(g.npus, g.npus);  // strongly connected: every pair counts
 }
 
 // Floyd-Warshall: an independent certificate of the Dijkstra diameter for brute-force mode.
@@ -326,15 +315,24 @@ Cut gather_cut_by_flows(const CapacityGraph& g, std::span<const uint32_t> sinks,
   MaxFlow flow = make_max_flow(g, /*super_source=*/true, tolerance.residual);
   const uint32_t super_source = g.nodes;
   const double keep = 1 - tolerance.relative;
+  bool preflow = false;  // the last run's preflow can move on to the next sink (same lambda, no cut taken)
   for (uint32_t sink : sinks) {
     for (int step = 0;; ++step) {
       CHORUS_ASSERT(step < 100000, "Dinkelbach did not converge at sink {}", sink);
       const double lambda = best.ratio();
-      set_super_source_capacity(flow, g, lambda);
-      const double value = flow.run(super_source, sink);
+      // Reaching the threshold confirms this sink; only a flow short of it needs to be maximal (for its cut).
+      const double enough = lambda * g.npus * keep;
+      double value = 0;
+      if (preflow) {
+        value = flow.move_sink(sink, enough);
+      } else {
+        set_super_source_capacity(flow, g, lambda);
+        value = flow.run(super_source, sink, enough);
+      }
       ++max_flows;
       progress.advance();
-      if (value >= lambda * g.npus * keep)
+      preflow = value >= enough;
+      if (preflow)
         break;
       Cut found = make_cut(g, graph_source_side(flow, g));
       // Re-evaluated exactly: a cut that only looks better through rounding ends the search for this sink.

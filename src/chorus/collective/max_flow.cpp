@@ -55,6 +55,16 @@ double MaxFlow::run(uint32_t source, uint32_t sink, double enough) {
                                                      : run_dinic(source, sink, enough);
 }
 
+double MaxFlow::move_sink(uint32_t sink, double enough) {
+  CHORUS_ASSERT(algorithm_ == MaxFlowAlgorithm::PushRelabel && flow_pending_,
+                "move_sink needs a push-relabel preflow from run() or move_sink()");
+  CHORUS_ASSERT(sink < node_count_ && sink != source_, "bad sink {}", sink);
+  sink_ = sink;
+  stopped_early_ = false;
+  drain(sink, source_, enough);  // its global relabel makes the old sink, holding excess, active
+  return excess_[sink];
+}
+
 std::vector<char> MaxFlow::source_side() {
   complete_flow();
   std::vector<char> seen(node_count_, 0);

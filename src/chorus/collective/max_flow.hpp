@@ -49,6 +49,13 @@ class MaxFlow {
   // value returned is >= `enough` and the flow and cut are not maximal/minimal.
   double run(uint32_t source, uint32_t sink, double enough = std::numeric_limits<double>::infinity());
 
+  // Push-relabel only, right after run() or move_sink() and before source_side() / arc_flow(): the same source and
+  // capacities towards another sink, starting from the last run's preflow (the flow that reached the old sink
+  // becomes that node's excess) instead of from zero. The source's arcs stay saturated, so the preflow found is
+  // again maximum (or stops at `enough`); when many sinks are checked against one source, most of the flow is
+  // already in place.
+  double move_sink(uint32_t sink, double enough = std::numeric_limits<double>::infinity());
+
   // After run(): the nodes reachable from the source in the residual graph (1 = reachable), i.e. the source side of
   // the minimum cut with the fewest nodes. Not const: push-relabel completes its preflow into a flow lazily here.
   std::vector<char> source_side();

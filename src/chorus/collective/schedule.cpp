@@ -13,14 +13,16 @@ OpId Schedule::append(uint32_t src, uint32_t dst, int64_t bytes, Time delay, std
   CHORUS_ASSERT(id < std::numeric_limits<uint32_t>::max(), "schedule exceeds 2^32 ops");
   CHORUS_ASSERT(deps_.size() + deps.size() < std::numeric_limits<uint32_t>::max(),
                 "schedule exceeds 2^32 dependencies");
-  for (OpId d : deps)
-    CHORUS_ASSERT(d.value < id, "op {} depends on later op {}", id, d.value);
   src_.push_back(src);
   dst_.push_back(dst);
   bytes_.push_back(bytes);
   delay_ps_.push_back(delay.picoseconds());
   chunk_.push_back(chunk);
-  deps_.insert(deps_.end(), deps.begin(), deps.end());
+  // One or two dependencies per op, typically: a loop, not a range insert (a memmove call per op).
+  for (OpId d : deps) {
+    CHORUS_ASSERT(d.value < id, "op {} depends on later op {}", id, d.value);
+    deps_.push_back(d);
+  }
   dep_begin_.push_back(static_cast<uint32_t>(deps_.size()));
   return OpId{static_cast<uint32_t>(id)};
 }
@@ -49,7 +51,7 @@ void Schedule::reserve(size_t ops, size_t deps) {
 }
 
 size_t Schedule::memory_bytes() const {
-  return src_.capacity() * 4 + dst_.capacity() * 4 + bytes_.capacity() * 8 + delay_ps_.capacity() * 8 +
+  return src_.capacity() * 4 + dst_.capacity() * 4 + bytes_.memory_bytes() + delay_ps_.memory_bytes() +
          chunk_.capacity() * 4 + dep_begin_.capacity() * 4 + deps_.capacity() * 4;
 }
 

@@ -7,7 +7,8 @@
 // - Ops are appended in topological order (every dependency has a smaller id), so a network model can run
 //   a schedule in one forward pass, and a schedule can never contain a cycle.
 // - Storage is a struct of arrays with 32-bit ids and a CSR dependency list: about 33 bytes per op plus
-//   4 bytes per dependency, so tens of millions of transfers fit in a few hundred MiB.
+//   4 bytes per dependency, so tens of millions of transfers fit in a few hundred MiB; 16 bytes per op less where
+//   every op moves the same bytes after the same pre-delay (uniform_column.hpp).
 //
 //   Schedule s;
 //   OpId a = s.add_transfer(NodeId{0}, NodeId{1}, Bytes(1024), Time::ns(10), {}, /*chunk=*/0);
@@ -18,6 +19,8 @@
 #include <span>
 #include <vector>
 
+#include "chorus/collective/uniform_column.hpp"
+#include "chorus/core/huge_pages.hpp"
 #include "chorus/core/units.hpp"
 #include "chorus/topology/topology.hpp"
 
@@ -53,12 +56,13 @@ class Schedule {
  private:
   OpId append(uint32_t src, uint32_t dst, int64_t bytes, Time delay, std::span<const OpId> deps, uint32_t chunk);
 
-  std::vector<uint32_t> src_, dst_;  // src == dst marks a local step
-  std::vector<int64_t> bytes_;
-  std::vector<int64_t> delay_ps_;
-  std::vector<uint32_t> chunk_;
-  std::vector<uint32_t> dep_begin_{0};
-  std::vector<OpId> deps_;
+  // Huge-page backed (core/huge_pages.hpp): a synthesized schedule's columns are tens of MiB, first touched here.
+  HugeVector<uint32_t> src_, dst_;   // src == dst marks a local step
+  UniformColumn<int64_t> bytes_;     // one value while all ops move the same bytes
+  UniformColumn<int64_t> delay_ps_;  // likewise for the pre-delays
+  HugeVector<uint32_t> chunk_;
+  HugeVector<uint32_t> dep_begin_{0};
+  HugeVector<OpId> deps_;
   size_t transfers_ = 0;
   int64_t total_bytes_ = 0;
 };

@@ -110,11 +110,6 @@ std::optional<NpuOrbits> fat_tree_orbits(const Topology& topology) {
   return orbits;
 }
 
-// True if the links are exactly those compose() builds from the declared dimensions.
-bool links_follow_dimensions(const Topology& topology) {
-  return same_links(topology, compose(topology.dimensions(), topology.name()));
-}
-
 std::optional<NpuOrbits> dimensional_orbits(const Topology& topology) {
   if (!topology.is_dimensional())
     return std::nullopt;
@@ -123,7 +118,7 @@ std::optional<NpuOrbits> dimensional_orbits(const Topology& topology) {
     if (dim.kind == BlockKind::Mesh && dim.size > 2)
       return std::nullopt;  // a line is not vertex-transitive
   }
-  if (!links_follow_dimensions(topology))
+  if (!follows_dimensions(topology))
     return std::nullopt;
   std::vector<uint32_t> count(dims.size());
   for (size_t d = 0; d < dims.size(); ++d)

@@ -207,7 +207,7 @@ class Materializer {
     barrier_.resize(t_.npu_count());
     for (uint32_t v = 0; v < t_.npu_count(); ++v) {
       barrier_[v] = r_.schedule.add_local(NodeId{v}, Time::zero(), own[v], 0);
-      r_.ops.push_back({LinkId{0}, Time::zero(), Time::zero(), false});
+      r_.ops.push_back({.link = LinkId{0}, .reduce = false, .start = Time::zero(), .finish = Time::zero()});
       r_.bundle_start.push_back(r_.bundle_units.size());
     }
   }
@@ -303,7 +303,10 @@ class Materializer {
         op_of[i] = r_.schedule.add_local(NodeId{src}, Time::zero(), deps, first_unit);
       }
       // The duration for now; time_as_soon_as_possible() places it.
-      r_.ops.push_back({LinkId{link}, Time::zero(), transfer ? x.finish - x.start : Time::zero(), x.reduce});
+      r_.ops.push_back({.link = LinkId{link},
+                        .reduce = x.reduce,
+                        .start = Time::zero(),
+                        .finish = transfer ? x.finish - x.start : Time::zero()});
       r_.bundle_start.push_back(r_.bundle_units.size());
       Deliveries& into = transfer && x.reduce ? new_partials[dst] : new_gathered[dst];
       if (t_.is_npu(NodeId{dst})) {

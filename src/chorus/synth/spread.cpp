@@ -82,6 +82,9 @@ class SpreadEngine {
       if (g_.is_member(p_.origin[c]))
         --remaining_;
     }
+    // Every (member, chunk) delivery is a transfer (relays add some): sized once instead of grown by copies.
+    result_.transfers.reserve(remaining_);
+    arrived_.reserve(remaining_);
     while (remaining_ > 0) {
       const Time t = next_event_time();
       if (t == Time::max()) {
@@ -232,38 +235,70 @@ class SpreadEngine {
     return count;
   }
 
-  // A link's options counted earlier at this destination, less what v has started receiving since: left in
-  // scratch_; whether any remain.
-  bool remaining_options(const uint64_t* mask, const uint64_t* incoming_v) {
-    uint64_t any = 0;
-    for (uint32_t w = 0; w < words_; ++w) {
-      scratch_[w] = mask[w] & ~incoming_v[w];
-      any |= scratch_[w];
-    }
-    return any != 0;
+  // What destination v can take from any in-link: chunks it neither holds nor is receiving (and, as a relay,
+  // wants). Computed once per destination, so each in-link's options cost one row read and an AND.
+  void fill_need(uint32_t v, const uint64_t* want) {
+    const uint64_t* hv = row(has_, v);
+    const uint64_t* iv = row(incoming_, v);
+    need_.resize(words_);
+    for (uint32_t w = 0; w < words_; ++w)
+      need_[w] = ~hv[w] & ~iv[w] & (want ? want[w] : ~0ull);
   }
 
-  // Lower is better; ties keep the scan order (which starts at a random offset).
-  uint64_t score(uint32_t l, uint32_t c) {
-    const uint32_t u = g_.src(l);
-    const uint32_t v = g_.dst(l);
+  // options(l) with v's need already in need_: the mask is appended to masks_ when not empty. Returns the count.
+  uint32_t append_options(uint32_t l) {
+    const uint64_t* hu = row(has_, g_.src(l));
+    const uint64_t* allowed = p_.link_allowed.empty() ? nullptr : p_.link_allowed.data() + size_t{l} * words_;
+    const size_t at = masks_.size();
+    masks_.resize(at + words_);
+    uint64_t* mask = masks_.data() + at;
+    uint32_t count = 0;
+    for (uint32_t w = 0; w < words_; ++w) {
+      mask[w] = hu[w] & need_[w] & (allowed ? allowed[w] : ~0ull);
+      if (mask[w])  // most words are empty
+        count += bit_count(mask[w]);
+    }
+    if (count == 0)
+      masks_.resize(at);
+    return count;
+  }
+
+  // A link's options counted earlier at this destination, less what v has started receiving since, i.e. the
+  // chunks picked so far (incoming bits are set only by picks here): removed from the mask in place. Whether any
+  // remain.
+  bool remaining_options(uint64_t* mask, uint32_t count) const {
+    for (const Pick& pick : picks_) {
+      uint64_t& word = mask[pick.chunk / 64];
+      const uint64_t bit = 1ull << (pick.chunk % 64);
+      if (word & bit) {
+        word &= ~bit;
+        --count;
+      }
+    }
+    return count > 0;
+  }
+
+  // Lower is better; ties keep the scan order (which starts at a random offset). `sliced`: Unique counts by
+  // slice_word (few in-links).
+  uint64_t score(uint32_t l, uint32_t c, bool sliced) {
     switch (p_.priority) {
       case ChunkPriority::Random:
         return 0;
       case ChunkPriority::Scarce:
         return holders_[c];
       case ChunkPriority::Fresh: {
-        const uint32_t d = deliver_[size_t{u} * p_.chunks + c];
+        const uint32_t d = deliver_[size_t{g_.src(l)} * p_.chunks + c];
         return d == kNone ? uint64_t{UINT32_MAX} : uint64_t{UINT32_MAX - 1 - d};
       }
       case ChunkPriority::Unique: {
-        if (g_.in_links(v).size() <= kMaxSliced) {
+        if (sliced) {
           if (sliced_word_ != c / 64)
             slice_word(l, c / 64);
           return (sliced_count(c) << 32) | holders_[c];
         }
+        const uint32_t u = g_.src(l);
         uint64_t others = 0;
-        for (uint32_t in : g_.in_links(v)) {
+        for (uint32_t in : g_.in_links(g_.dst(l))) {
           const uint32_t w = g_.src(in);
           if (w != u && (test(has_, w, c) || test(incoming_, w, c)))
             ++others;
@@ -274,38 +309,87 @@ class SpreadEngine {
     return 0;
   }
 
-  // Picks the best option in scratch_ (non-empty), scanning at most scan_cap options from a random offset.
-  uint32_t choose(uint32_t l) {
+  // Picks the best option in `options` (non-empty), scanning at most scan_cap options from a random offset: the
+  // words from a random one on, circularly, each from its lowest bit, the first word's bits from a random bit on
+  // and its lower bits last. Ties keep the first in that order.
+  uint32_t choose(uint32_t l, const uint64_t* options) {
     const uint32_t start_word = words_ > 1 ? static_cast<uint32_t>(rng_() % words_) : 0;
     const uint32_t start_bit = static_cast<uint32_t>(rng_() % 64);
-    uint32_t best = kNone;
-    uint64_t best_score = UINT64_MAX;
     sliced_word_ = kNone;  // another link, and bits may have changed since
+    Best best;
+    const bool sliced = g_.in_links(g_.dst(l)).size() <= kMaxSliced;
+    const uint32_t cap = std::max<uint32_t>(p_.scan_cap, 1);
     uint32_t seen = 0;
-    auto visit = [&](uint32_t c) {
-      const uint64_t s = score(l, c);
-      if (s < best_score) {
-        best_score = s;
-        best = c;
-      }
-      return ++seen < p_.scan_cap && p_.priority != ChunkPriority::Random;
-    };
-    for (uint32_t i = 0; i <= words_; ++i) {
-      const uint32_t w = (start_word + i) % words_;
-      uint64_t bits = scratch_[w];
-      // The first word is visited twice: its high part first, its low part at the end of the circle.
+    for (uint32_t i = 0, w = start_word; i <= words_; ++i, w = w + 1 == words_ ? 0 : w + 1) {
+      uint64_t bits = options[w];
       if (i == 0)
         bits &= ~0ull << start_bit;
       else if (i == words_)
         bits &= start_bit ? ~(~0ull << start_bit) : 0;
-      while (bits) {
-        const uint32_t c = w * 64 + static_cast<uint32_t>(std::countr_zero(bits));
-        bits &= bits - 1;
-        if (!visit(c))
-          return best;
+      if (bits == 0)
+        continue;
+      const bool more = p_.priority == ChunkPriority::Unique && sliced
+                            ? best_unique_in_word(l, w, bits, cap, seen, best)
+                            : best_in_word(l, w, bits, cap, sliced, seen, best);
+      if (!more)
+        break;
+    }
+    return best.chunk;
+  }
+
+  struct Best {
+    uint32_t chunk = kNone;
+    uint64_t score = UINT64_MAX;
+    void offer(uint32_t c, uint64_t s) {
+      if (s < score) {
+        score = s;
+        chunk = c;
       }
     }
-    return best;
+  };
+
+  // Scores the options `bits` of word w one by one, lowest bit first, until the scan cap. Whether to go on.
+  bool best_in_word(uint32_t l, uint32_t w, uint64_t bits, uint32_t cap, bool sliced, uint32_t& seen, Best& best) {
+    while (bits) {
+      const uint32_t c = w * 64 + static_cast<uint32_t>(std::countr_zero(bits));
+      bits &= bits - 1;
+      best.offer(c, score(l, c, sliced));
+      if (++seen >= cap || p_.priority == ChunkPriority::Random)
+        return false;
+    }
+    return true;
+  }
+
+  // best_in_word for Unique with few in-links, a word at a time: of the options the cap lets it see, only those
+  // with the word's lowest count can hold the best score (the count is its high half), and they are found with
+  // bit operations on the count slices; just these are scored, lowest bit first. Whether to go on.
+  bool best_unique_in_word(uint32_t l, uint32_t w, uint64_t bits, uint32_t cap, uint32_t& seen, Best& best) {
+    uint64_t visible = bits;
+    uint32_t count = bit_count(bits);
+    if (count > cap - seen) {
+      uint64_t rest = bits;
+      for (uint32_t k = 0; k < cap - seen; ++k)
+        rest &= rest - 1;
+      visible = bits & ~rest;
+      count = cap - seen;
+    }
+    seen += count;
+    if (sliced_word_ != w)
+      slice_word(l, w);
+    // From the highest slice down, keep the options with a 0 there whenever some have one: the minimal counts.
+    uint64_t lowest = visible;
+    for (uint32_t i = kSlices; i-- > 0;) {
+      const uint64_t zero = lowest & ~slices_[i];
+      if (zero)
+        lowest = zero;
+    }
+    const uint64_t others = sliced_count(w * 64 + static_cast<uint32_t>(std::countr_zero(lowest))) << 32;
+    for (uint64_t b = lowest; b;) {
+      const uint32_t c = w * 64 + static_cast<uint32_t>(std::countr_zero(b));
+      b &= b - 1;
+      best.offer(c, others | holders_[c]);
+    }
+    return seen < cap;
   }
 
   void start(uint32_t l, uint32_t c, Time t) {
@@ -356,7 +440,7 @@ class SpreadEngine {
         continue;
       if (options(other.link, want) == 0)
         continue;
-      const uint32_t replacement = choose(other.link);
+      const uint32_t replacement = choose(other.link, scratch_.data());
       set(incoming_, g_.dst(l), replacement);
       const uint32_t freed = other.chunk;
       other.chunk = replacement;
@@ -374,19 +458,19 @@ class SpreadEngine {
     }
     order_.clear();
     masks_.clear();
+    fill_need(v, want);
     for (uint32_t l : links) {
-      const uint32_t n = options(l, want);
-      if (n > 0) {
-        order_.push_back({n, static_cast<uint32_t>(rng_()), l, static_cast<uint32_t>(masks_.size())});
-        masks_.insert(masks_.end(), scratch_.begin(), scratch_.end());
-      }
+      const auto at = static_cast<uint32_t>(masks_.size());
+      const uint32_t n = append_options(l);
+      if (n > 0)
+        order_.push_back({n, static_cast<uint32_t>(rng_()), l, at});
     }
     std::sort(order_.begin(), order_.end());
     picks_.clear();
     for (const auto& [n, tie, l, mask] : order_) {
       // Since its options were counted, only v's incoming bits changed (the picks so far): mask them out.
-      if (remaining_options(masks_.data() + mask, row(incoming_, v))) {
-        const uint32_t c = choose(l);
+      if (remaining_options(masks_.data() + mask, n)) {
+        const uint32_t c = choose(l, masks_.data() + mask);
         set(incoming_, v, c);
         picks_.push_back({l, c});
       } else {
@@ -425,18 +509,19 @@ class SpreadEngine {
   // Done per chunk after the run, where a node-sized table stays in cache, instead of a (node, chunk) table
   // touched at random twice per transfer.
   void link_sources() {
-    std::vector<SpreadTransfer>& x = result_.transfers;
+    HugeVector<SpreadTransfer>& x = result_.transfers;
     std::vector<uint32_t> begin(size_t{p_.chunks} + 1, 0);
     for (const SpreadTransfer& t : x)
       ++begin[t.chunk + 1];
     for (uint32_t c = 0; c < p_.chunks; ++c)
       begin[c + 1] += begin[c];
-    std::vector<uint32_t> by_chunk(x.size()), fill(begin.begin(), begin.end() - 1);
+    HugeVector<uint32_t> by_chunk(x.size());
+    std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
     for (uint32_t i = 0; i < x.size(); ++i)
       by_chunk[fill[x[i].chunk]++] = i;  // start order within a chunk
     // Arrivals in the order run() applied them (by end, then index), grouped by chunk the same way. Transfers that
     // never arrived (a run given up) are nobody's source.
-    std::vector<uint32_t> arrived_by_chunk(x.size(), kNoTransfer);
+    HugeVector<uint32_t> arrived_by_chunk(x.size(), kNoTransfer);
     fill.assign(begin.begin(), begin.end() - 1);
     for (uint32_t i : arrived_)
       arrived_by_chunk[fill[x[i].chunk]++] = i;
@@ -456,7 +541,7 @@ class SpreadEngine {
 
   // Transfers into a relay whose copy is never forwarded are dropped (backwards, so chains of them go too).
   void prune_relay_dead_ends() {
-    std::vector<SpreadTransfer>& x = result_.transfers;
+    HugeVector<SpreadTransfer>& x = result_.transfers;
     std::vector<char> needed(x.size(), 0);
     for (size_t i = x.size(); i-- > 0;) {
       if (g_.is_member(g_.dst(x[i].link)))
@@ -492,12 +577,12 @@ class SpreadEngine {
   std::vector<char> dirty_flag_;
   std::vector<char> dirty_node_flag_;
   std::vector<uint32_t> dirty_nodes_, ready_;
-  std::vector<uint64_t> scratch_, want_;
+  std::vector<uint64_t> scratch_, want_, need_;
   std::vector<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>> order_;  // (options, tie, link, mask offset)
   std::vector<uint64_t> masks_;                                            // the options of order_'s links when counted
   std::vector<Pick> picks_;
-  EventLanes arrivals_;            // transfers in flight, by end
-  std::vector<uint32_t> arrived_;  // transfers in the order they arrived
+  EventLanes arrivals_;           // transfers in flight, by end
+  HugeVector<uint32_t> arrived_;  // transfers in the order they arrived
   std::vector<Timed> releases_, frees_;
   size_t next_release_ = 0, next_free_ = 0;
   uint64_t remaining_ = 0;

@@ -51,7 +51,7 @@ std::optional<SpreadResult> star_direct(const SpreadProblem& p) {
     down[g.dst(l)] = l;
 
   SpreadResult r;
-  std::vector<SpreadTransfer> xs;
+  HugeVector<SpreadTransfer> xs;
   std::vector<std::vector<Arrival>> arriving(n);
   for (uint32_t v = 0; v < n; ++v) {
     std::stable_sort(own[v].begin(), own[v].end(), [&](uint32_t a, uint32_t b) { return release(a) < release(b); });

@@ -102,14 +102,6 @@ void SynthGraph::finish() {
   build_csr(node_count(), dst_, in_offset_, in_);
 }
 
-std::span<const uint32_t> SynthGraph::out_links(uint32_t node) const {
-  return {out_.data() + out_offset_[node], out_offset_[node + 1] - out_offset_[node]};
-}
-
-std::span<const uint32_t> SynthGraph::in_links(uint32_t node) const {
-  return {in_.data() + in_offset_[node], in_offset_[node + 1] - in_offset_[node]};
-}
-
 SynthGraph SynthGraph::transposed() const {
   SynthGraph t(global_, members_);
   for (uint32_t l = 0; l < link_count(); ++l)

@@ -45,8 +45,13 @@ class SynthGraph {
   LinkId global_link(uint32_t link) const { return global_link_[link]; }
   Bandwidth bandwidth(uint32_t link) const { return bandwidth_[link]; }
   Time latency(uint32_t link) const { return latency_[link]; }
-  std::span<const uint32_t> out_links(uint32_t node) const;
-  std::span<const uint32_t> in_links(uint32_t node) const;
+  // Inline: the matching engine asks for a node's in-links per option it scores.
+  std::span<const uint32_t> out_links(uint32_t node) const {
+    return {out_.data() + out_offset_[node], out_offset_[node + 1] - out_offset_[node]};
+  }
+  std::span<const uint32_t> in_links(uint32_t node) const {
+    return {in_.data() + in_offset_[node], in_offset_[node + 1] - in_offset_[node]};
+  }
 
   // The same graph with every link reversed (Reduce-Scatter and Reduce are synthesized on it, then reversed in
   // time). Global link ids keep pointing at the original links, so a reversed transfer maps back to them.

@@ -13,7 +13,9 @@
 #include "chorus/core/progress.hpp"
 #include "chorus/synth/all_to_all.hpp"
 #include "chorus/synth/all_to_all_bound.hpp"
+#include "chorus/synth/rail_restriction.hpp"
 #include "chorus/synth/star_direct.hpp"
+#include "chorus/topology/hop_diameter.hpp"
 
 namespace chorus {
 
@@ -97,156 +99,33 @@ Time capacity_bound(const SynthGraph& g, const std::vector<Time>& tau, uint64_t 
 uint32_t hop_diameter(const SynthGraph& g, std::optional<uint32_t> root, bool forward) {
   if (uint64_t{g.node_count()} * g.link_count() > 50'000'000 && !root)
     return 0;
+  // Between all members: bit-parallel searches (topology/hop_diameter.hpp) over the links as a CSR.
+  if (!root) {
+    std::vector<uint32_t> offset(g.node_count() + 1, 0), target;
+    target.reserve(g.link_count());
+    for (uint32_t v = 0; v < g.node_count(); ++v) {
+      for (uint32_t l : forward ? g.out_links(v) : g.in_links(v))
+        target.push_back(forward ? g.dst(l) : g.src(l));
+      offset[v + 1] = static_cast<uint32_t>(target.size());
+    }
+    return chorus::hop_diameter(g.node_count(), offset, target, g.member_count(), g.member_count());
+  }
   uint32_t diameter = 0;
-  std::vector<uint32_t> dist(g.node_count()), queue;
-  const uint32_t sources = root ? 1 : g.member_count();
-  for (uint32_t i = 0; i < sources; ++i) {
-    const uint32_t s = root ? *root : i;
-    std::fill(dist.begin(), dist.end(), UINT32_MAX);
-    queue.assign(1, s);
-    dist[s] = 0;
-    for (size_t q = 0; q < queue.size(); ++q) {
-      const uint32_t v = queue[q];
-      for (uint32_t l : forward ? g.out_links(v) : g.in_links(v)) {
-        const uint32_t w = forward ? g.dst(l) : g.src(l);
-        if (dist[w] == UINT32_MAX) {
-          dist[w] = dist[v] + 1;
-          if (g.is_member(w))
-            diameter = std::max(diameter, dist[w]);
-          queue.push_back(w);
-        }
+  std::vector<uint32_t> dist(g.node_count(), UINT32_MAX), queue{*root};
+  dist[*root] = 0;
+  for (size_t q = 0; q < queue.size(); ++q) {
+    const uint32_t v = queue[q];
+    for (uint32_t l : forward ? g.out_links(v) : g.in_links(v)) {
+      const uint32_t w = forward ? g.dst(l) : g.src(l);
+      if (dist[w] == UINT32_MAX) {
+        dist[w] = dist[v] + 1;
+        if (g.is_member(w))
+          diameter = std::max(diameter, dist[w]);
+        queue.push_back(w);
       }
     }
   }
   return diameter;
-}
-
-// Tiers: links slower than the fastest link form the slow tier (a DGX's NIC rails, next to NVLink). Returns each
-// node's slow-tier component (union-find over slow links, both directions), or an empty vector with one tier.
-std::vector<uint32_t> slow_components(const SynthGraph& g) {
-  double fastest = 0;
-  for (uint32_t l = 0; l < g.link_count(); ++l)
-    fastest = std::max(fastest, g.bandwidth(l).bytes_per_second());
-  std::vector<uint32_t> parent(g.node_count());
-  std::iota(parent.begin(), parent.end(), 0);
-  auto find = [&](uint32_t x) {
-    while (parent[x] != x)
-      x = parent[x] = parent[parent[x]];
-    return x;
-  };
-  bool tiered = false;
-  for (uint32_t l = 0; l < g.link_count(); ++l) {
-    if (g.bandwidth(l).bytes_per_second() < fastest) {
-      tiered = true;
-      parent[find(g.src(l))] = find(g.dst(l));
-    }
-  }
-  if (!tiered)
-    return {};
-  for (uint32_t v = 0; v < g.node_count(); ++v)
-    parent[v] = find(v);
-  return parent;
-}
-
-// Whether every member reaches every other from `origin` over fast links and the slow links of origin's own
-// component (the rail restriction below leaves nobody without a chunk).
-bool restricted_reach(const SynthGraph& g, const std::vector<uint32_t>& component, const std::vector<char>& slow,
-                      uint32_t origin) {
-  std::vector<char> seen(g.node_count(), 0);
-  std::vector<uint32_t> queue{origin};
-  seen[origin] = 1;
-  uint32_t members = g.is_member(origin) ? 1 : 0;
-  for (size_t q = 0; q < queue.size(); ++q) {
-    for (uint32_t l : g.out_links(queue[q])) {
-      const uint32_t w = g.dst(l);
-      if (seen[w] || (slow[l] && component[g.src(l)] != component[origin]))
-        continue;
-      seen[w] = 1;
-      members += g.is_member(w) ? 1 : 0;
-      queue.push_back(w);
-    }
-  }
-  return members == g.member_count();
-}
-
-// Whether the fast tier consists of one-hop domains (a DGX's NVLink / NVSwitch nodes): every member reaches each
-// member of its fast-tier component over one fast link, or two through a non-member (a switch). Where fast
-// components are multi-hop (a mesh's rows), restricting the slow links to their own chunks starves the rows.
-bool fast_domains_one_hop(const SynthGraph& g, const std::vector<char>& slow) {
-  std::vector<uint32_t> parent(g.node_count());
-  std::iota(parent.begin(), parent.end(), 0);
-  auto find = [&](uint32_t x) {
-    while (parent[x] != x)
-      x = parent[x] = parent[parent[x]];
-    return x;
-  };
-  for (uint32_t l = 0; l < g.link_count(); ++l) {
-    if (!slow[l])
-      parent[find(g.src(l))] = find(g.dst(l));
-  }
-  std::vector<uint32_t> members_in(g.node_count(), 0);
-  for (uint32_t m = 0; m < g.member_count(); ++m)
-    ++members_in[find(m)];
-  std::vector<uint32_t> mark(g.node_count(), UINT32_MAX);
-  uint64_t work = 0;
-  for (uint32_t v = 0; v < g.member_count(); ++v) {
-    uint32_t reached = 0;
-    auto reach = [&](uint32_t w) {
-      if (g.is_member(w) && w != v && mark[w] != v) {
-        mark[w] = v;
-        ++reached;
-      }
-    };
-    for (uint32_t l : g.out_links(v)) {
-      if (slow[l])
-        continue;
-      reach(g.dst(l));
-      if (g.is_member(g.dst(l)))
-        continue;
-      for (uint32_t l2 : g.out_links(g.dst(l))) {
-        if (!slow[l2])
-          reach(g.dst(l2));
-        if (++work > (uint64_t{1} << 26))
-          return false;
-      }
-    }
-    if (reached + 1 != members_in[find(v)])
-      return false;
-  }
-  return true;
-}
-
-// The rail restriction (spanning-tree packing by tier, as ForestColl's trees on a DGX: each rail carries its own
-// GPU's chunks): a chunk may cross a slow link only inside the slow-tier component of its origin, so the rails
-// split the inter-node traffic evenly instead of all carrying whatever is scarce. Per link, the allowed-chunk bit
-// rows of SpreadProblem::link_allowed; empty when the graph has one tier or the restriction would leave some member
-// unable to receive some chunk or the fast tier is not made of one-hop domains.
-std::vector<uint64_t> rail_restriction(const SynthGraph& g, const std::vector<uint32_t>& origin, uint32_t chunks) {
-  const std::vector<uint32_t> component = slow_components(g);
-  if (component.empty())
-    return {};
-  double fastest = 0;
-  for (uint32_t l = 0; l < g.link_count(); ++l)
-    fastest = std::max(fastest, g.bandwidth(l).bytes_per_second());
-  std::vector<char> slow(g.link_count());
-  for (uint32_t l = 0; l < g.link_count(); ++l)
-    slow[l] = g.bandwidth(l).bytes_per_second() < fastest;
-  if (!fast_domains_one_hop(g, slow))
-    return {};
-  for (uint32_t m = 0; m < g.member_count(); ++m) {
-    if (!restricted_reach(g, component, slow, m))
-      return {};
-  }
-  const uint32_t words = (chunks + 63) / 64;
-  std::vector<uint64_t> allowed(size_t{g.link_count()} * words, 0);
-  for (uint32_t l = 0; l < g.link_count(); ++l) {
-    uint64_t* row = allowed.data() + size_t{l} * words;
-    for (uint32_t c = 0; c < chunks; ++c) {
-      if (!slow[l] || component[g.src(l)] == component[origin[c]])
-        row[c / 64] |= 1ull << (c % 64);
-    }
-  }
-  return allowed;
 }
 
 struct Candidate {
@@ -436,12 +315,14 @@ class Synthesizer {
     return spread(p);
   }
 
-  bool rails_apply() const {
+  // Whether the rail restriction applies (rail_restriction.hpp) on the graph and its transpose; keeps their tiers.
+  bool rails_apply() {
     if (rooted(o_.kind) || o_.kind == CollectiveKind::AllToAll)
       return false;
-    std::vector<uint32_t> origin(n_);
-    std::iota(origin.begin(), origin.end(), 0);
-    return !rail_restriction(*graph_, origin, n_).empty() && !rail_restriction(*transposed_, origin, n_).empty();
+    tiers_ = rail_tiers(*graph_);
+    if (tiers_)
+      transposed_tiers_ = rail_tiers(*transposed_);
+    return tiers_ && transposed_tiers_;
   }
 
   void search_pass(const std::vector<std::pair<Time, uint32_t>>& order, const std::vector<ChunkPriority>& priorities,
@@ -477,7 +358,7 @@ class Synthesizer {
     p.seed = o_.seed * 0x9E3779B97F4A7C15ull + salt;
     p.give_up = give_up;
     if (rails)
-      p.link_allowed = rail_restriction(g, p.origin, p.chunks);
+      p.link_allowed = rail_rows(g, &g == &*graph_ ? *tiers_ : *transposed_tiers_, p.origin, p.chunks);
     return p;
   }
 
@@ -519,20 +400,19 @@ class Synthesizer {
 
   void append_forward(const SpreadResult& s, const SynthGraph& g, const std::vector<OpId>& chunk_ready,
                       SynthResult& r) {
-    std::vector<OpId> op_of(s.transfers.size());
+    // Transfer i becomes op first + i (nothing else is appended meanwhile): no table from transfers to ops.
+    const auto first = static_cast<uint32_t>(r.schedule.size());
     std::vector<OpId> deps;
-    for (size_t i = 0; i < s.transfers.size(); ++i) {
-      const SpreadTransfer& x = s.transfers[i];
+    for (const SpreadTransfer& x : s.transfers) {
       deps.clear();
       if (x.from != kNoTransfer)
-        deps.push_back(op_of[x.from]);
+        deps.push_back(OpId{first + x.from});
       else if (!chunk_ready.empty())
         deps.push_back(chunk_ready[x.chunk]);
       add_link_order(x.link, deps);
-      op_of[i] = r.schedule.add_transfer(g.global_node(g.src(x.link)), g.global_node(g.dst(x.link)), r.chunk_bytes,
-                                         Time::zero(), deps, x.chunk);
-      last_on_link_[x.link] = op_of[i];
-      r.ops.push_back({g.global_link(x.link), x.start, x.end, false});
+      last_on_link_[x.link] = r.schedule.add_transfer(g.global_node(g.src(x.link)), g.global_node(g.dst(x.link)),
+                                                      r.chunk_bytes, Time::zero(), deps, x.chunk);
+      r.ops.push_back({.link = g.global_link(x.link), .reduce = false, .start = x.start, .finish = x.end});
     }
   }
 
@@ -572,7 +452,8 @@ class Synthesizer {
       op_of[i] = r.schedule.add_transfer(gt.global_node(gt.dst(x.link)), gt.global_node(gt.src(x.link)), r.chunk_bytes,
                                          Time::zero(), deps, x.chunk);
       last_on_link_[x.link] = op_of[i];
-      r.ops.push_back({gt.global_link(x.link), total - x.end, total - x.start, true});
+      r.ops.push_back(
+          {.link = gt.global_link(x.link), .reduce = true, .start = total - x.end, .finish = total - x.start});
       if (x.from == kNoTransfer)
         done[x.chunk].push_back(op_of[i]);
     }
@@ -609,7 +490,7 @@ class Synthesizer {
     std::vector<OpId> ready(r.chunk_count);
     for (uint32_t c = 0; c < r.chunk_count; ++c) {
       ready[c] = r.schedule.add_local(graph_->global_node(c % n_), Time::zero(), done[c], c);
-      r.ops.push_back({LinkId{0}, rs.chunk_done[c], rs.chunk_done[c], false});
+      r.ops.push_back({.link = LinkId{0}, .reduce = false, .start = rs.chunk_done[c], .finish = rs.chunk_done[c]});
     }
     append_forward(best.second, *graph_, ready, r);
   }
@@ -678,7 +559,7 @@ class Synthesizer {
       op_of[i] = r.schedule.add_transfer(graph_->global_node(graph_->src(h.link)),
                                          graph_->global_node(graph_->dst(h.link)), bytes, Time::zero(), deps, h.chunk);
       last[h.link] = op_of[i];
-      r.ops.push_back({graph_->global_link(h.link), h.start, h.end, false});
+      r.ops.push_back({.link = graph_->global_link(h.link), .reduce = false, .start = h.start, .finish = h.end});
     }
     r.time = best.makespan;
   }
@@ -686,6 +567,7 @@ class Synthesizer {
   const Topology& topology_;
   const SynthOptions& o_;
   std::optional<SynthGraph> graph_, transposed_;
+  std::optional<RailTiers> tiers_, transposed_tiers_;  // set by rails_apply where the restriction applies
   uint32_t n_ = 0;
   std::optional<uint32_t> root_;
   uint32_t hops_ = 0;

@@ -56,7 +56,7 @@ struct SynthOptions {
   uint32_t all_priorities_up_to = 128;  // with no priority given, try every priority on groups up to this size
                                         // (only Unique otherwise: it won every comparison, docs/synthesis.md)
   uint32_t max_chunks_per_npu = 64;
-  // Tiered graphs (a DGX's rails): the search tries the rail restriction (synthesize.cpp, rail_restriction) and,
+  // Tiered graphs (a DGX's rails): the search tries the rail restriction (rail_restriction.hpp) and,
   // on groups up to this size, the unrestricted engine as well.
   uint32_t unrestricted_with_rails_up_to = 256;
   uint32_t scan_cap = 0;  // options scored per link choice (SpreadProblem::scan_cap); 0: 48 up to 256 NPUs, else 8
@@ -87,23 +87,24 @@ struct SynthAttempt {
 };
 
 // One operation's role, for writers (MSCCL) and checks.
+// 24 bytes (the flag beside the link id, not after the times): a 1,024-NPU All-Gather has a million of them.
 struct SynthOp {
   LinkId link;          // the physical link a transfer crosses (local steps: unused)
-  Time start, finish;   // the synthesizer's own timing
   bool reduce = false;  // the receiver adds what it receives to its own partial (Reduce-Scatter / Reduce phases)
+  Time start, finish;   // the synthesizer's own timing
 };
 
 struct SynthResult {
   CollectiveKind kind = CollectiveKind::AllGather;
   Bytes size;
-  Schedule schedule;         // global node ids; chunk ids: j * members + rank (see chunk_origin)
-  std::vector<SynthOp> ops;  // per schedule op
-  Time time;                 // the synthesized collective time (estimate)
+  Schedule schedule;        // global node ids; chunk ids: j * members + rank (see chunk_origin)
+  HugeVector<SynthOp> ops;  // per schedule op (huge-page backed, as the Schedule)
+  Time time;                // the synthesized collective time (estimate)
   uint32_t chunks_per_npu = 0;
   uint32_t chunk_count = 0;
   Bytes chunk_bytes;
   ChunkPriority priority = ChunkPriority::Unique;
-  bool rails = false;             // the rail restriction won (see synthesize.cpp, rail_restriction)
+  bool rails = false;             // the rail restriction won (see rail_restriction.hpp)
   bool direct = false;            // the direct exchange through a star's switch won (star_direct.hpp)
   std::vector<uint32_t> members;  // global NPU ids; rank r = members[r]
   uint32_t root_rank = 0;

@@ -77,8 +77,9 @@ uint64_t links_per_group(const Dimension& dim) {
   return 0;
 }
 
-// Refuses a composition whose link count passes TopologyBuilder::kMaxLinks, naming the dimension that does it.
-void check_link_count(const std::string& name, const std::vector<Dimension>& dimensions, uint32_t npus) {
+// Refuses a composition whose link count passes TopologyBuilder::kMaxLinks, naming the dimension that does it;
+// returns the count.
+uint64_t checked_link_count(const std::string& name, const std::vector<Dimension>& dimensions, uint32_t npus) {
   uint64_t links = 0;
   for (size_t d = 0; d < dimensions.size(); ++d) {
     links += (npus / dimensions[d].size) * links_per_group(dimensions[d]);  // <= npus x size <= 2^48
@@ -89,10 +90,13 @@ void check_link_count(const std::string& name, const std::vector<Dimension>& dim
                               d, dimensions[d].size, links, TopologyBuilder::kMaxLinks));
     }
   }
+  return links;
 }
 
-// Links the NPUs of one group (NPUs that differ only in this dimension's coordinate), in coordinate order.
-void link_group(TopologyBuilder& builder, const Dimension& dim, const std::vector<NodeId>& members) {
+// Links the NPUs of one group (NPUs that differ only in this dimension's coordinate), in coordinate order. `Out` is
+// a TopologyBuilder, or a LinkMatcher comparing with an existing topology: one definition of the layout for both.
+template <class Out>
+void link_group(Out& builder, const Dimension& dim, const std::vector<NodeId>& members) {
   const size_t n = members.size();
   if (n < 2)
     return;  // a dimension of size 1 has nobody to talk to
@@ -128,7 +132,8 @@ void link_group(TopologyBuilder& builder, const Dimension& dim, const std::vecto
 }
 
 // Visits every group of dimension `dim`: groups are enumerated by their coordinate-0 member, ascending.
-void link_dimension(TopologyBuilder& builder, uint32_t npus, uint32_t stride, const Dimension& dim) {
+template <class Out>
+void link_dimension(Out& builder, uint32_t npus, uint32_t stride, const Dimension& dim) {
   const uint64_t span = uint64_t{stride} * dim.size;
   std::vector<NodeId> members(dim.size);
   for (uint64_t outer = 0; outer < npus; outer += span) {
@@ -139,6 +144,39 @@ void link_dimension(TopologyBuilder& builder, uint32_t npus, uint32_t stride, co
     }
   }
 }
+
+template <class Out>
+void link_dimensions(Out& builder, uint32_t npus, const std::vector<Dimension>& dimensions) {
+  uint32_t stride = 1;
+  for (const Dimension& dim : dimensions) {
+    link_dimension(builder, npus, stride, dim);
+    stride *= dim.size;
+  }
+}
+
+// Takes the place of a TopologyBuilder in link_dimensions and checks each switch and link against `t`'s, in order.
+class LinkMatcher {
+ public:
+  explicit LinkMatcher(const Topology& t) : t_(t), next_node_(t.npu_count()) {}
+
+  NodeId add_switch() { return NodeId{next_node_++}; }
+  void add_link(NodeId src, NodeId dst, Bandwidth bandwidth, Time latency) {
+    const LinkId l{next_link_++};
+    same_ = same_ && l.value < t_.link_count() && t_.link_src(l) == src && t_.link_dst(l) == dst &&
+            t_.link_bandwidth(l) == bandwidth && t_.link_latency(l) == latency;
+  }
+  void add_duplex(NodeId a, NodeId b, Bandwidth bandwidth, Time latency) {
+    add_link(a, b, bandwidth, latency);
+    add_link(b, a, bandwidth, latency);
+  }
+  bool all_matched() const { return same_ && next_link_ == t_.link_count() && next_node_ == t_.node_count(); }
+
+ private:
+  const Topology& t_;
+  uint32_t next_node_;
+  uint32_t next_link_ = 0;
+  bool same_ = true;
+};
 
 Dimension make_dimension(BlockKind kind, uint32_t size, LinkParams link) {
   return Dimension{kind, size, link.bandwidth, link.latency};
@@ -152,15 +190,20 @@ Topology compose(std::vector<Dimension> dimensions, std::string name, std::strin
   if (source.empty())
     source = name;
   const uint32_t npus = checked_npu_count(source, dimensions);
-  check_link_count(source, dimensions, npus);
+  const uint64_t links = checked_link_count(source, dimensions, npus);
   TopologyBuilder builder(name, npus, source);
-  uint32_t stride = 1;
-  for (const Dimension& dim : dimensions) {
-    link_dimension(builder, npus, stride, dim);
-    stride *= dim.size;
-  }
+  builder.reserve_links(links);
+  link_dimensions(builder, npus, dimensions);
   builder.set_dimensions(std::move(dimensions));
   return std::move(builder).seal();
+}
+
+bool follows_dimensions(const Topology& topology) {
+  if (!topology.is_dimensional())
+    return false;
+  LinkMatcher matcher(topology);
+  link_dimensions(matcher, topology.npu_count(), topology.dimensions());
+  return matcher.all_matched();
 }
 
 Topology ring(uint32_t npus, LinkParams link) {

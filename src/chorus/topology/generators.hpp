@@ -55,6 +55,11 @@ Topology hypercube(uint32_t dimensions, const std::vector<LinkParams>& links);
 // `source` (the input file, when there is one), else the name.
 Topology compose(std::vector<Dimension> dimensions, std::string name = "", std::string source = "");
 
+// Whether `topology`'s switches and links are exactly those compose() builds from its declared dimensions, in the
+// same order (so symmetries of the composition are automorphisms of the graph). Compared link by link as the
+// composition is generated, without building it.
+bool follows_dimensions(const Topology& topology);
+
 // DGX-like cluster of `nodes` x `gpus_per_node` GPUs (GPU id = node * gpus_per_node + g). Each node's GPUs
 // have full-duplex `intra` links to the node's NVSwitch-style switch (switch ids npus .. npus+nodes-1);
 // GPU g of every node has a full-duplex `inter` link (its NIC rail) to rail switch g (ids npus+nodes ..).

@@ -1,6 +1,7 @@
 // Topology storage, validation and CSR adjacency.
 #include "chorus/topology/topology.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -51,6 +52,14 @@ TopologyBuilder::TopologyBuilder(std::string name, uint32_t npu_count, std::stri
 NodeId TopologyBuilder::add_switch() {
   topology_.kind_.push_back(NodeKind::Switch);
   return NodeId{static_cast<uint32_t>(topology_.kind_.size() - 1)};
+}
+
+void TopologyBuilder::reserve_links(size_t links) {
+  links = std::min(links, kMaxLinks);
+  topology_.link_src_.reserve(links);
+  topology_.link_dst_.reserve(links);
+  topology_.link_bandwidth_.reserve(links);
+  topology_.link_latency_.reserve(links);
 }
 
 LinkId TopologyBuilder::add_link(NodeId src, NodeId dst, Bandwidth bandwidth, Time latency) {

@@ -103,6 +103,8 @@ class TopologyBuilder {
   TopologyBuilder(std::string name, uint32_t npu_count, std::string source = "");
 
   NodeId add_switch();
+  // Room for `links` links in all (a generator that knows its count saves the copies of growing).
+  void reserve_links(size_t links);
   LinkId add_link(NodeId src, NodeId dst, Bandwidth bandwidth, Time latency);
   // Two links, a -> b and b -> a, with the same bandwidth and latency.
   void add_duplex(NodeId a, NodeId b, Bandwidth bandwidth, Time latency);
