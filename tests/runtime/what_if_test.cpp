@@ -40,8 +40,9 @@ Topology load(const std::string& path) {
 
 // Every NPU: a compute node (2e9 ops on 1e6 bytes under the roofline), then a 1 MiB All-Reduce of all 8 NPUs (both
 // dimensions); then NPU 0 sends 64 KiB to NPU 1 (dimension 0).
-WorkloadBuilder workload() {
-  WorkloadBuilder b("what_if", 8);
+// `name` keeps the temporary directories of tests that CTest runs in parallel apart.
+WorkloadBuilder workload(const std::string& name) {
+  WorkloadBuilder b(name, 8);
   for (uint32_t npu = 0; npu < 8; ++npu) {
     chakra::TraceNode& c = b.comp(npu, 1, 5);
     c.num_ops = 2'000'000'000;
@@ -68,7 +69,7 @@ const WhatIfResult& result(const std::vector<WhatIfResult>& r, const std::string
 class WhatIfTest : public ::testing::TestWithParam<NetworkModelKind> {};
 
 TEST_P(WhatIfTest, EachRunEqualsARunOnTheInputChangedByHand) {
-  const WorkloadBuilder b = workload();
+  const WorkloadBuilder b = workload("what_if_" + to_string(GetParam()));
   const Workload w = load_workload(b.write(), "");
   const Topology base = load(network(b, "base.yml", "50.0, 25.0", "500.0, 1000.0"));
   const AstraSystemConfig sys = load_astra_system(system_file(b, "sys.json", "100", "1000"));
@@ -131,7 +132,7 @@ INSTANTIATE_TEST_SUITE_P(Models, WhatIfTest,
                          [](const auto& info) { return to_string(info.param); });
 
 TEST(WhatIf, SameResultsOnOneThreadAndOnSeveral) {
-  const WorkloadBuilder b = workload();
+  const WorkloadBuilder b = workload("what_if_threads");
   const Workload w = load_workload(b.write(), "");
   const Topology base = load(network(b, "base.yml", "50.0, 25.0", "500.0, 1000.0"));
   RuntimeOptions o;
