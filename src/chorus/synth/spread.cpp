@@ -9,6 +9,7 @@
 
 #include "chorus/core/assert.hpp"
 #include "chorus/synth/event_lanes.hpp"
+#include "chorus/synth/masked_row.hpp"
 
 namespace chorus {
 
@@ -251,13 +252,7 @@ class SpreadEngine {
     const uint64_t* allowed = p_.link_allowed.empty() ? nullptr : p_.link_allowed.data() + size_t{l} * words_;
     const size_t at = masks_.size();
     masks_.resize(at + words_);
-    uint64_t* mask = masks_.data() + at;
-    uint32_t count = 0;
-    for (uint32_t w = 0; w < words_; ++w) {
-      mask[w] = hu[w] & need_[w] & (allowed ? allowed[w] : ~0ull);
-      if (mask[w])  // most words are empty
-        count += bit_count(mask[w]);
-    }
+    const uint32_t count = masked_row(hu, need_.data(), allowed, masks_.data() + at, words_);
     if (count == 0)
       masks_.resize(at);
     return count;

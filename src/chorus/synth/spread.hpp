@@ -63,7 +63,7 @@ struct SpreadTransfer {
 
 struct SpreadResult {
   HugeVector<SpreadTransfer> transfers;  // in start order (huge-page backed: 32 MiB at 1,024 NPUs)
-  Time makespan;                          // last arrival at a member
+  Time makespan;                         // last arrival at a member
   uint64_t events = 0;
   bool gave_up = false;  // stopped because the makespan would reach SpreadProblem::give_up
   bool stalled = false;  // link_allowed left some member without some chunk (gave_up is set too)
