@@ -262,7 +262,8 @@ void register_collective_command(CLI::App& app) {
       "--algorithm", options->request.algorithm,
       "ring | direct | directN | halvingDoubling | doubleBinaryTree | twoTree | oneRing | ...; a comma list gives "
       "one per dimension (default ring); nccl: NCCL's (RCCL's) algorithm and protocol as the library chooses them, "
-      "by its cost model, on --machine NAME|FILE.json; synth: synthesize for this topology (chorus synth) and simulate; "
+      "by its cost model, on --machine NAME|FILE.json; synth: synthesize for this topology (chorus synth) and "
+      "simulate; "
       "msccl:FILE.xml: an MSCCL XML algorithm (msccl-tools, chorus synth --out)");
   cmd->add_flag("--compare-synth", options->request.compare_synth,
                 "with --algorithm msccl:FILE: also synthesize for this topology and print both times");
