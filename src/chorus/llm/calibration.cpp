@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/golden_section.hpp"
 #include "chorus/llm/iteration.hpp"
 
 namespace chorus::llm {
@@ -112,7 +113,6 @@ CalibrationParams fit(const System& base, const std::vector<const MeasuredRun*>&
   CalibrationParams start;
   start.network.assign(base.networks.size(), 1.0);
   std::vector<double> x = to_vector(start);
-  const double phi = (std::sqrt(5.0) - 1) / 2;
   for (int sweep = 0; sweep < 6; ++sweep) {
     for (size_t i = 0; i < x.size(); ++i) {
       double lo = -kRange;
@@ -122,26 +122,7 @@ CalibrationParams fit(const System& base, const std::vector<const MeasuredRun*>&
         y[i] = v;
         return objective(base, runs, y);
       };
-      double a = hi - phi * (hi - lo);
-      double b = lo + phi * (hi - lo);
-      double fa = f(a);
-      double fb = f(b);
-      for (int it = 0; it < 40; ++it) {
-        if (fa < fb) {
-          hi = b;
-          b = a;
-          fb = fa;
-          a = hi - phi * (hi - lo);
-          fa = f(a);
-        } else {
-          lo = a;
-          a = b;
-          fa = fb;
-          b = lo + phi * (hi - lo);
-          fb = f(b);
-        }
-      }
-      const double best = (lo + hi) / 2;
+      const double best = golden_section_minimum(f, lo, hi, 40);
       if (f(best) < f(x[i]))
         x[i] = best;
     }

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "chorus/core/golden_section.hpp"
+
 namespace chorus::nccl {
 namespace {
 
@@ -26,36 +28,15 @@ double squared_log_error(const std::vector<MeasuredRun>& runs, const Scales& sca
 // Golden-section search of one scale with the others fixed: a multiplier in log space over [1/5, 5], the overhead
 // in linear space over [0, kMaxOverheadUs].
 void fit_one(const std::vector<MeasuredRun>& runs, Scales& scales, double Scales::*member) {
-  const double ratio = (std::sqrt(5.0) - 1) / 2;
   const bool additive = member == &Scales::overhead_us;
-  double lo = additive ? 0 : -kLogLimit;
-  double hi = additive ? kMaxOverheadUs : kLogLimit;
   auto value = [&](double x) { return additive ? x : std::exp(x); };
   auto cost = [&](double x) {
     Scales s = scales;
     s.*member = value(x);
     return squared_log_error(runs, s);
   };
-  double x1 = hi - ratio * (hi - lo);
-  double x2 = lo + ratio * (hi - lo);
-  double f1 = cost(x1);
-  double f2 = cost(x2);
-  for (int i = 0; i < kGoldenSteps; ++i) {
-    if (f1 <= f2) {
-      hi = x2;
-      x2 = x1;
-      f2 = f1;
-      x1 = hi - ratio * (hi - lo);
-      f1 = cost(x1);
-    } else {
-      lo = x1;
-      x1 = x2;
-      f1 = f2;
-      x2 = lo + ratio * (hi - lo);
-      f2 = cost(x2);
-    }
-  }
-  scales.*member = value((lo + hi) / 2);
+  scales.*member = value(
+      golden_section_minimum(cost, additive ? 0 : -kLogLimit, additive ? kMaxOverheadUs : kLogLimit, kGoldenSteps));
 }
 
 }  // namespace
