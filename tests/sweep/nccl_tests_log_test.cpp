@@ -39,6 +39,23 @@ TEST(NcclTestsLog, ReadsBothColumnGroups) {
   EXPECT_EQ(log.find(Bytes(9)), nullptr);
 }
 
+TEST(NcclTestsLog, CountsTheRankLinesAndNamesTheProgram) {
+  // Three rank lines: '#' apart, '#' joined, and one whose '#' rendered markdown dropped; "Ranks" lines are not.
+  const std::string text = std::string("# Collective test starting: all_gather_perf\n# nThread 1 nGpus 1\n") +
+                           "#  Rank  0 Group  0 Pid 10 on a device  0 [0x1b] NVIDIA H100\n"
+                           "#Rank  1 Group  0 Pid 11 on a device  1 [0x1c] NVIDIA H100\n"
+                           "  Rank  2 Group  0 Pid 12 on a device  2 [0x1d] NVIDIA H100\n"
+                           "#  Ranks 3 of 3\n" +
+                           kHeader + "1024 256 float none -1 20.0 0.05 0.03 0 20.0 0.05 0.03 0\n";
+  const NcclTestsLog log = parse_nccl_tests_log(text, "log.txt");
+  EXPECT_EQ(log.ranks, 3u);
+  EXPECT_EQ(log.program, "all_gather_perf");
+  EXPECT_EQ(log.rows.size(), 1u);
+  const NcclTestsLog bare = parse_nccl_tests_log(std::string(kHeader) + "8 2 float sum -1 1 0 0 0 1 0 0 0\n", "b");
+  EXPECT_EQ(bare.ranks, 0u);
+  EXPECT_EQ(bare.program, "");
+}
+
 TEST(NcclTestsLog, OlderLayoutWithoutRootAndMpiPrefix) {
   const std::string text =
       "[1,0]<stdout>:#       size         count      type   redop     time   algbw   busbw  #wrong     time   algbw   "

@@ -4,13 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
 #include "chorus/io/json_file.hpp"
-#include "chorus/io/text_file.hpp"
 #include "chorus/nccl/cost_model.hpp"
 
 namespace chorus::nccl {
@@ -41,44 +39,19 @@ uint32_t count_field(const nlohmann::json& doc, const std::string& file, const c
   return static_cast<uint32_t>(v.get<int64_t>());
 }
 
-// The ranks a log lists ("#  Rank  3 Group  0 Pid ..."), or 0 when it lists none.
-uint32_t ranks_listed(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  uint32_t ranks = 0;
-  while (std::getline(in, line)) {
-    // "#  Rank  3 Group ..."; a log copied from rendered markdown may have lost the '#'.
-    const auto start = line.find_first_not_of("# \t");
-    if (start == std::string::npos)
-      continue;
-    std::istringstream words(line.substr(start));
-    std::string first;
-    std::string number;
-    std::string group;
-    if (words >> first >> number >> group && first == "Rank" && group == "Group")
-      ++ranks;
-  }
-  return ranks;
-}
-
-void check_ranks(const std::string& file, const std::string& text, uint32_t expected) {
-  const uint32_t listed = ranks_listed(text);
-  if (listed != 0 && listed != expected) {
-    throw Error(file, "ranks",
-                fmt::format("the log lists {} ranks; the setup has {} (nodes x GPUs per node)", listed, expected));
+void check_ranks(const NcclTestsLog& log, uint32_t expected) {
+  if (log.ranks != 0 && log.ranks != expected) {
+    throw Error(log.source, "ranks",
+                fmt::format("the log lists {} ranks; the setup has {} (nodes x GPUs per node)", log.ranks, expected));
   }
 }
 
-std::optional<CollectiveKind> kind_from_program(const std::string& text) {
-  constexpr std::pair<const char*, CollectiveKind> kPrograms[] = {
-      {"all_reduce_perf", CollectiveKind::AllReduce},         {"all_gather_perf", CollectiveKind::AllGather},
-      {"reduce_scatter_perf", CollectiveKind::ReduceScatter}, {"alltoall_perf", CollectiveKind::AllToAll},
-      {"broadcast_perf", CollectiveKind::Broadcast},          {"reduce_perf", CollectiveKind::Reduce}};
-  for (const auto& [program, kind] : kPrograms) {
-    if (text.find(program) != std::string::npos)
-      return kind;
-  }
-  return std::nullopt;
+std::optional<CollectiveKind> kind_of_program(const std::string& program) {
+  if (program.empty())
+    return std::nullopt;
+  if (program == "alltoall_perf")
+    return CollectiveKind::AllToAll;
+  return parse_collective_kind(std::string_view(program).substr(0, program.size() - std::string_view("_perf").size()));
 }
 
 MeasuredRun read_setup(const fs::path& dir) {
@@ -111,16 +84,14 @@ MeasuredRun read_setup(const fs::path& dir) {
     run.valid_from_bytes = v.get<int64_t>();
   }
   run.hardware = string_field(doc, file, "hardware_as_stated", false);
-  const std::string log_path = (dir / "log.txt").string();
-  const std::string text = read_text_file(log_path);
-  run.log = parse_nccl_tests_log(text, log_path);
+  run.log = read_nccl_tests_log((dir / "log.txt").string());
   try {
     (void)comm_system(*run.machine, run.nodes, {}, run.gpus_per_node);  // checks the machine, nodes and GPUs
   } catch (const Error& e) {
     throw Error(file, e.field(), e.message());
   }
   const uint32_t gpus = run.gpus_per_node == 0 ? run.machine->gpus_per_node : run.gpus_per_node;
-  check_ranks(log_path, text, run.nodes * gpus);
+  check_ranks(run.log, run.nodes * gpus);
   return run;
 }
 
@@ -147,13 +118,12 @@ std::vector<MeasuredRun> read_validation_set(const std::string& dir) {
 
 MeasuredRun read_measured_log(const std::string& path, const machine::Machine& m, uint32_t nodes,
                               std::optional<CollectiveKind> kind_hint) {
-  const std::string text = read_text_file(path);
   MeasuredRun run;
   run.name = path;
   run.machine = &m;
   run.nodes = nodes;
-  run.log = parse_nccl_tests_log(text, path);
-  const auto kind = kind_hint ? kind_hint : kind_from_program(text);
+  run.log = read_nccl_tests_log(path);
+  const auto kind = kind_hint ? kind_hint : kind_of_program(run.log.program);
   if (!kind) {
     throw Error(path, "collective",
                 "the log does not name its program (all_reduce_perf, ...); give it as KIND:FILE, e.g. "
@@ -161,7 +131,7 @@ MeasuredRun read_measured_log(const std::string& path, const machine::Machine& m
                     path);
   }
   run.kind = *kind;
-  check_ranks(path, text, nodes * m.gpus_per_node);
+  check_ranks(run.log, nodes * m.gpus_per_node);
   return run;
 }
 

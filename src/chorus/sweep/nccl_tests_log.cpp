@@ -123,6 +123,27 @@ class RowParser {
   size_t line_;
 };
 
+// "#  Rank  3 Group  0 ...", "#Rank 3 Group ..." or, from rendered markdown, "Rank  3 Group ...".
+bool is_rank_line(const std::vector<std::string_view>& words) {
+  size_t i = 0;
+  if (words[0] == "#")
+    i = 1;
+  std::string_view first = i < words.size() ? words[i] : std::string_view{};
+  if (i == 0 && first.starts_with('#'))
+    first.remove_prefix(1);
+  return first == "Rank" && i + 2 < words.size() && all_digits(words[i + 1]) && words[i + 2] == "Group";
+}
+
+std::string program_named(std::string_view text) {
+  constexpr std::string_view kPrograms[] = {"all_reduce_perf", "all_gather_perf", "reduce_scatter_perf",
+                                            "alltoall_perf",   "broadcast_perf",  "reduce_perf"};
+  for (const std::string_view program : kPrograms) {
+    if (text.find(program) != std::string_view::npos)
+      return std::string(program);
+  }
+  return {};
+}
+
 }  // namespace
 
 const NcclTestsRow* NcclTestsLog::find(Bytes size) const {
@@ -133,6 +154,7 @@ const NcclTestsRow* NcclTestsLog::find(Bytes size) const {
 NcclTestsLog parse_nccl_tests_log(std::string_view text, const std::string& source) {
   NcclTestsLog log;
   log.source = source;
+  log.program = program_named(text);
   std::optional<Layout> layout;
   size_t line_number = 0;
   for (size_t begin = 0; begin <= text.size();) {
@@ -145,6 +167,10 @@ NcclTestsLog parse_nccl_tests_log(std::string_view text, const std::string& sour
     const std::vector<std::string_view> words = tokens(line);
     if (words.empty())
       continue;
+    if (is_rank_line(words)) {
+      ++log.ranks;
+      continue;
+    }
     if (words[0].starts_with('#')) {
       if (const std::optional<Layout> found = header_layout(words); found && !layout) {
         if (found->groups == 0)

@@ -7,10 +7,13 @@
 // then one row per size: size in bytes, count in elements, type, redop, root (missing in older versions), then
 // time (us), algbw and busbw (GB/s, 1e9 B/s) and #wrong (a count or N/A), first out-of-place, then in-place.
 // Columns after those (per-iteration statistics, timestamps) are ignored, as are lines that are neither comments
-// nor rows (NCCL INFO output mixed in) and mpirun's "[1,0]<stdout>:" prefix.
+// nor rows (NCCL INFO output mixed in) and mpirun's "[1,0]<stdout>:" prefix. The rank lines of the device list
+// ("#  Rank  3 Group  0 Pid ...", also without the '#' that rendered markdown drops) are counted, and the first
+// program name (all_reduce_perf, ...) anywhere in the log is kept.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +42,8 @@ struct NcclTestsRow {
 struct NcclTestsLog {
   std::string source;
   std::vector<NcclTestsRow> rows;  // in the order of the log
+  uint32_t ranks = 0;              // the "#  Rank  N Group ..." lines (0 when the log lists none)
+  std::string program;             // the nccl-tests program the log names ("all_reduce_perf"), or empty
 
   // The first row of this size, or nullptr.
   const NcclTestsRow* find(Bytes size) const;
