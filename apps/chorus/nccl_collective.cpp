@@ -23,23 +23,11 @@
 namespace chorus::cli {
 namespace {
 
-constexpr int64_t kFloatBytes = 4;  // nccl-tests' default datatype
-
 struct SizeResult {
   Bytes size;
   nccl::Choice choice;
   std::optional<Time> bound;
 };
-
-const char* redop_of(CollectiveKind kind) {
-  return kind == CollectiveKind::AllGather || kind == CollectiveKind::AllToAll || kind == CollectiveKind::Broadcast
-             ? "none"
-             : "sum";
-}
-
-int root_of(CollectiveKind kind) {
-  return kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce ? 0 : -1;
-}
 
 void print_explain(const SizeResult& r) {
   fmt::print("#   candidates for {} ({} B): the library's cost model, fastest first is chosen\n",
@@ -80,10 +68,10 @@ void print_table(const nccl::CommSystem& s, const nccl::CalibratedMachine& m, co
       }
     }
     fmt::print("{:>12} {:>13} {:>9} {:>7} {:>7} {:>10.2f} {:>8.2f} {:>8.2f}  {:<9} {:<7} {:>3} {:>11}{}\n",
-               r.size.count(), r.size.count() / kFloatBytes, "float", redop_of(r.choice.kind), root_of(r.choice.kind),
-               r.choice.time_us, r.choice.algbw_GBps(), r.choice.busbw_GBps(s.ranks), best.algorithm, best.protocol,
-               best.channels, r.bound ? fmt::format("{:.2f}", r.bound->picoseconds() / 1e6) : std::string("-"),
-               measured_text);
+               r.size.count(), nccl_count(r.choice.kind, r.size, s.ranks), "float", nccl_redop(r.choice.kind),
+               nccl_root(r.choice.kind), r.choice.time_us, r.choice.algbw_GBps(), r.choice.busbw_GBps(s.ranks),
+               best.algorithm, best.protocol, best.channels,
+               r.bound ? fmt::format("{:.2f}", r.bound->picoseconds() / 1e6) : std::string("-"), measured_text);
     if (explain)
       print_explain(r);
   }

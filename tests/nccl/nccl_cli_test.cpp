@@ -51,6 +51,15 @@ TEST(NcclCli, SweepPrintsOneRowPerSizeAndExplainListsCandidates) {
   EXPECT_NE(text.out.find("NVLSTree is disabled on one node"), std::string::npos);
 }
 
+TEST(NcclCli, TextRowsCarryNcclTestsCountRedopAndRoot) {
+  // All-Gather of 1 MiB on 8 ranks: nccl-tests counts one rank's share, 1 MiB / 4 B / 8 = 32768 floats, no redop.
+  const auto run = run_chorus({"collective", "--machine", "dgx-h100", "--algorithm", "nccl", "--collective",
+                               "all_gather", "--size", "1MiB"},
+                              false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("1048576         32768     float    none      -1"), std::string::npos) << run.out;
+}
+
 TEST(NcclCli, ReportDrawsTheSweepBesideTheMeasuredRun) {
   namespace fs = std::filesystem;
   const fs::path html = fs::temp_directory_path() / "chorus-nccl-report.html";
