@@ -174,19 +174,22 @@ TEST(NcclGroupTiming, GroupsAreCommunicatorsOfTheNodesTheySpan) {
   const NcclContext h100{&machine::machine("dgx-h100"), {}};
   const Bytes size = Bytes::mib(64);
   // Four GPUs of node 0: one node, 4 ranks.
-  const GroupTiming inside = time_group(h100, CollectiveKind::AllReduce, size, {0, 1, 2, 3});
+  const GroupTiming inside =
+      time_group(h100, CollectiveKind::AllReduce, size, group_shape(*h100.machine, {0, 1, 2, 3}));
   const Choice one_node =
       choose(comm_system(machine::machine("dgx-h100"), 1, {}, 4), CollectiveKind::AllReduce, size.count());
   EXPECT_EQ(inside.duration.picoseconds(), std::llround(one_node.time_us * 1e6));
   EXPECT_EQ(inside.label,
             "nccl:" + std::string(one_node.best().algorithm) + "/" + std::string(one_node.best().protocol));
   // GPU 0 of two nodes: 2 nodes, one rank each.
-  const GroupTiming across = time_group(h100, CollectiveKind::AllReduce, size, {0, 8});
+  const GroupTiming across = time_group(h100, CollectiveKind::AllReduce, size, group_shape(*h100.machine, {0, 8}));
   const Choice two_nodes =
       choose(comm_system(machine::machine("dgx-h100"), 2, {}, 1), CollectiveKind::AllReduce, size.count());
   EXPECT_EQ(across.duration.picoseconds(), std::llround(two_nodes.time_us * 1e6));
   EXPECT_GT(across.duration, inside.duration);  // one NIC against NVLink
-  EXPECT_EQ(time_group(h100, CollectiveKind::AllReduce, size, {5}).duration, Time::zero());
+  EXPECT_EQ(time_group(h100, CollectiveKind::AllReduce, size, group_shape(*h100.machine, {5})).duration, Time::zero());
+  // GPUs 2,3 of node 1 and 1,2 of node 4: 2 nodes, 2 GPUs each.
+  EXPECT_EQ(group_shape(*h100.machine, {10, 11, 33, 34}), (GroupShape{2, 2}));
 }
 
 }  // namespace

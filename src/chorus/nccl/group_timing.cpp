@@ -9,18 +9,20 @@
 
 namespace chorus::nccl {
 
-GroupTiming time_group(const NcclContext& context, CollectiveKind kind, Bytes nccl_size,
-                       const std::vector<uint32_t>& members) {
-  if (members.size() <= 1)
-    return {Time::zero(), "nccl:none"};
-  const uint32_t gpus = context.machine->gpus_per_node;
+GroupShape group_shape(const machine::Machine& machine, const std::vector<uint32_t>& members) {
   std::map<uint32_t, uint32_t> per_node;
   for (const uint32_t npu : members)
-    ++per_node[npu / gpus];
-  uint32_t ppn = 0;
+    ++per_node[npu / machine.gpus_per_node];
+  GroupShape shape{static_cast<uint32_t>(std::max<size_t>(1, per_node.size())), 1};
   for (const auto& [node, count] : per_node)
-    ppn = std::max(ppn, count);
-  const CommSystem s = comm_system(*context.machine, static_cast<uint32_t>(per_node.size()), context.scales, ppn);
+    shape.gpus_per_node = std::max(shape.gpus_per_node, count);
+  return shape;
+}
+
+GroupTiming time_group(const NcclContext& context, CollectiveKind kind, Bytes nccl_size, GroupShape shape) {
+  if (shape.nodes * shape.gpus_per_node <= 1)
+    return {Time::zero(), "nccl:none"};
+  const CommSystem s = comm_system(*context.machine, shape.nodes, context.scales, shape.gpus_per_node);
   const Choice c = choose(s, kind, nccl_size.count());
   const auto ps = static_cast<int64_t>(std::llround(c.time_us * 1e6));
   return {Time::ps(ps), "nccl:" + std::string(c.best().algorithm) + "/" + std::string(c.best().protocol)};

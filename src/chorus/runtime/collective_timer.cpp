@@ -79,12 +79,16 @@ TimedCollective CollectiveTimer::run(CommType type, Bytes bytes, const Topology&
 }
 
 const TimedCollective& CollectiveTimer::time_by_nccl(CommType type, Bytes bytes, const std::vector<uint32_t>& members) {
-  const NcclKey key{type, bytes, members};
+  auto shape_it = nccl_shapes_.find(members);
+  if (shape_it == nccl_shapes_.end())
+    shape_it = nccl_shapes_.emplace(members, nccl::group_shape(*options_.nccl->machine, members)).first;
+  const CollectiveKind kind = *simulated_kind(type);
+  // Chakra's All-Gather comm_size is each NPU's input; NCCL's is the gathered output.
+  const Bytes size = kind == CollectiveKind::AllGather ? bytes * static_cast<int64_t>(members.size()) : bytes;
+  const NcclKey key{type, size, shape_it->second};
   if (const auto it = nccl_cache_.find(key); it != nccl_cache_.end())
     return it->second;
-  const CollectiveKind kind = *simulated_kind(type);
-  const Bytes size = kind == CollectiveKind::AllGather ? bytes * static_cast<int64_t>(members.size()) : bytes;
-  const nccl::GroupTiming t = nccl::time_group(*options_.nccl, kind, size, members);
+  const nccl::GroupTiming t = nccl::time_group(*options_.nccl, kind, size, shape_it->second);
   return nccl_cache_.emplace(key, TimedCollective{t.duration, t.label, size, std::nullopt, {}}).first->second;
 }
 

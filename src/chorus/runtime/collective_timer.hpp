@@ -74,13 +74,15 @@ class CollectiveTimer {
   const RingShape& cached_ring_shape(const std::vector<uint32_t>& members);
   TimedCollective run(chakra::CommType type, Bytes bytes, const Topology& topology, bool whole_network) const;
   const TimedCollective& time_by_nccl(chakra::CommType type, Bytes bytes, const std::vector<uint32_t>& members);
-  using NcclKey = std::tuple<chakra::CommType, Bytes, std::vector<uint32_t>>;
+  // NCCL's time depends on the group only through its shape, so groups of one shape share their timings.
+  using NcclKey = std::tuple<chakra::CommType, Bytes, nccl::GroupShape>;
 
   const Topology& topology_;
   CollectiveTimerOptions options_;
   std::unique_ptr<MessageCost> cost_;
   std::map<Key, TimedCollective> cache_;
   std::map<NcclKey, TimedCollective> nccl_cache_;
+  std::map<std::vector<uint32_t>, nccl::GroupShape> nccl_shapes_;
   // Per member list: a group issues many collectives, and its shape costs 2 x members message delays.
   std::map<std::vector<uint32_t>, RingShape> ring_shapes_;
 };
