@@ -17,26 +17,22 @@ constexpr uint32_t kMaxSearchChannels = 16;  // MAXCHANNELS / 2 when the search 
 constexpr uint32_t kMaxChannels = 32;
 constexpr double kMi300LinkGBps = 64;  // MI300X data sheet: 128 GB/s per xGMI link both directions
 
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 // The library and GPU generation for a device preset, or false when neither NCCL nor RCCL runs on it.
 bool classify(std::string_view device, Generation& generation, bool& amd) {
-  amd = starts_with(device, "mi");
+  amd = device.starts_with("mi");
   if (amd) {
     generation = Generation::kHopper;  // RCCL indexes its caps as NCCL's Hopper row for MI300-class GPUs
     return true;
   }
-  if (starts_with(device, "a100")) {
+  if (device.starts_with("a100")) {
     generation = Generation::kAmpere;
     return true;
   }
-  if (starts_with(device, "h100") || starts_with(device, "h200")) {
+  if (device.starts_with("h100") || device.starts_with("h200")) {
     generation = Generation::kHopper;
     return true;
   }
-  if (starts_with(device, "b200") || starts_with(device, "gb200")) {
+  if (device.starts_with("b200") || device.starts_with("gb200")) {
     generation = Generation::kBlackwell;
     return true;
   }
