@@ -75,6 +75,21 @@ void print_table(const nccl::CommSystem& s, const nccl::CalibratedMachine& m, co
     if (explain)
       print_explain(r);
   }
+  // Only in-switch reduction may beat the bound on the machine's links; anything else below it is a model defect.
+  bool nvls_below = false;
+  bool other_below = false;
+  for (const SizeResult& r : results) {
+    if (!r.bound || r.choice.time_us * 1e6 >= static_cast<double>(r.bound->picoseconds()))
+      continue;
+    (r.choice.best().algorithm.starts_with("NVLS") ? nvls_below : other_below) = true;
+  }
+  if (nvls_below) {
+    fmt::print(
+        "# below the bound: NVLS/NVLSTree reduce inside the NVSwitch (NVLink SHARP); the bound assumes no "
+        "reduction in the network\n");
+  }
+  if (other_below)
+    fmt::print(stderr, "warning: a size is faster than its physical lower bound without in-network reduction\n");
 }
 
 void refuse_unsupported(const NcclCollectiveArgs& a) {

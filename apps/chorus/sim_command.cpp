@@ -171,13 +171,15 @@ void check_applicable(const SimOptions& o, const std::optional<AstraSystemConfig
 }
 
 // The warning for collectives faster than the physical links their groups use allow.
-void warn_below_bound(const RunReport& report, NetworkModelKind model) {
+void warn_below_bound(const RunReport& report, NetworkModelKind model, bool nccl) {
   const size_t below = count_below_bound(report);
   if (below == 0)
     return;
   // Only the unaware model ignores contention outright; under aware and flow a subgroup's logical ring can hide
-  // hops that share a physical link.
-  const std::string why = !network_models().get(model).info().contention
+  // hops that share a physical link. NCCL's NVLS reduces inside the switch, which the bound does not allow.
+  const std::string why = nccl ? "NCCL's NVLS reduces inside the NVSwitch, and the bound assumes no reduction in the "
+                                 "network (docs/nccl.md)"
+                          : !network_models().get(model).info().contention
                               ? "the unaware model ignores link contention; --model flow accounts for it"
                               : "subgroups are timed on a logical ring of their members (docs/workload.md)";
   std::cerr << fmt::format("warning: {} of {} collectives finish faster than their physical lower bound: {}\n", below,
@@ -246,7 +248,7 @@ void run(const SimOptions& o) {
   std::vector<WhatIfResult> what_if;  // after the run's own wall_s, which they leave alone
   if (o.what_if)
     what_if = what_if_runs(workload, topology, options, o.what_if_threads);
-  warn_below_bound(report, *model);
+  warn_below_bound(report, *model, nccl_context.has_value());
   const ReportContext context{
       workload, report, to_string(*model), topology.name(), wall_s, &topology, o.what_if ? &what_if : nullptr};
   const TimelineLimits timeline{*parse_timeline_level(o.timeline_level), o.timeline_max_events};

@@ -51,11 +51,29 @@ TEST(NcclCli, SweepPrintsOneRowPerSizeAndExplainListsCandidates) {
   EXPECT_NE(text.out.find("NVLSTree is disabled on one node"), std::string::npos);
 }
 
+TEST(NcclCli, OnlyInSwitchReductionBeatsTheBoundOnTheMachinesLinks) {
+  // Every preset, 1 and 4 nodes, every collective, 1 KiB to 16 GiB: nothing but NVLS may finish below the bound.
+  for (const char* m :
+       {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200", "gb200-nvl72", "gcp-a3-mega", "mi300x", "mi355x"}) {
+    for (const char* nodes : {"1", "4"}) {
+      for (const char* c : {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}) {
+        const auto run = run_chorus({"collective", "--machine", m, "--nodes", nodes, "--algorithm", "nccl",
+                                     "--collective", c, "--size", "1KiB:16GiB:x16"},
+                                    true);
+        ASSERT_EQ(run.status, 0) << run.out;
+        EXPECT_EQ(run.out.find("warning"), std::string::npos) << m << " " << nodes << " " << c << "\n" << run.out;
+      }
+    }
+  }
+  const auto nvls = run_chorus(with(kH100, {"--size", "8GiB"}), false);
+  EXPECT_NE(nvls.out.find("# below the bound: NVLS"), std::string::npos) << nvls.out;
+}
+
 TEST(NcclCli, TextRowsCarryNcclTestsCountRedopAndRoot) {
   // All-Gather of 1 MiB on 8 ranks: nccl-tests counts one rank's share, 1 MiB / 4 B / 8 = 32768 floats, no redop.
-  const auto run = run_chorus({"collective", "--machine", "dgx-h100", "--algorithm", "nccl", "--collective",
-                               "all_gather", "--size", "1MiB"},
-                              false);
+  const auto run = run_chorus(
+      {"collective", "--machine", "dgx-h100", "--algorithm", "nccl", "--collective", "all_gather", "--size", "1MiB"},
+      false);
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("1048576         32768     float    none      -1"), std::string::npos) << run.out;
 }
