@@ -137,6 +137,8 @@ LlmTrainingSpec llm_spec(const LlmOptions& o) {
   if (stage == std::end(stages))
     throw Error("", "--fsdp", fmt::format("is '{}'; expected none, zero1, zero2 or zero3", o.fsdp));
   spec.fsdp = stage->second;
+  // ZeRO-2/3 reduce-scatter each layer's gradients off the stream, as FSDP's separate communication stream does.
+  spec.overlap_dp = spec.fsdp == llm::Fsdp::kZero2 || spec.fsdp == llm::Fsdp::kZero3;
   return spec;
 }
 

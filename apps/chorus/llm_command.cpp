@@ -1,6 +1,7 @@
 // `chorus llm`: the LLM training planner.
 //
 //   chorus llm run      --model M.json --system S.json --exec E.json [--json]
+//                       [--engine sim [--network NET.yml] [--network-model flow] [--traces DIR]]
 //   chorus llm search   --model M.json --system S.json --gpus 1024 --max-batch 1536 [--top 20] [--threads N]
 //                       [--context-par] [--fsdp] [--fused-attention]
 //                       [--csv all.csv] [--datatype float16] [--json]
@@ -33,6 +34,7 @@
 #include "chorus/llm/tp_overlap_bound.hpp"
 #include "chorus/llm/validation.hpp"
 #include "commands.hpp"
+#include "llm_sim_engine.hpp"
 
 namespace chorus::cli {
 namespace {
@@ -43,6 +45,8 @@ struct RunOptions {
   std::string exec;
   bool json = false;
   bool calculon_bug = false;
+  std::string engine = "planner";
+  LlmSimEngineOptions sim;
 };
 
 struct SearchOptions {
@@ -97,6 +101,20 @@ void run_run(const RunOptions& o) {
   options.calculon_recompute_bug = o.calculon_bug;
   const llm::IterationModel model(app, sys, options);
   const llm::Stats st = model.evaluate(exe);
+  if (o.engine != "planner" && o.engine != "sim")
+    throw Error("", "--engine", fmt::format("is '{}'; expected planner or sim", o.engine));
+  const bool sim_options = !o.sim.network.empty() || !o.sim.traces.empty() || o.sim.network_model != "flow";
+  if (o.engine == "planner" && sim_options)
+    throw Error("", "--network", "applies only with --engine sim (as do --network-model and --traces)");
+  if (o.engine == "sim") {
+    LlmSimEngineOptions sim = o.sim;
+    sim.model_file = o.model;
+    sim.system_name = o.system;
+    sim.exec_file = o.exec;
+    sim.json = o.json;
+    run_llm_sim_engine(sim, app, sys, exe, st);
+    return;
+  }
   const bool gemm_overlap = exe.tp_gemm_overlap != llm::TpGemmOverlap::kNone;
   const llm::Stats without = gemm_overlap ? model.evaluate(llm::without_tp_gemm_overlap(exe)) : st;
   // A number below a physical bound gets a warning (docs/llm.md, "Calculon's ring below the collective's time").
@@ -470,6 +488,16 @@ void register_llm_command(CLI::App& app) {
       ->required();
   run->add_option("--exec", run_opts->exec, "execution JSON (Calculon format)")->required();
   run->add_flag("--json", run_opts->json, "print the statistics as JSON (Calculon's key names)");
+  run->add_option("--engine", run_opts->engine,
+                  "planner (the analytical model) or sim (the job generated as traces and simulated, beside the "
+                  "planner; docs/llm.md)")
+      ->capture_default_str();
+  run_opts->sim.network_model = "flow";
+  run->add_option("--network", run_opts->sim.network,
+                  "with --engine sim: an ASTRA-sim network YAML (default: the system's network tiers)");
+  run->add_option("--network-model", run_opts->sim.network_model, "with --engine sim: flow, aware or unaware")
+      ->capture_default_str();
+  run->add_option("--traces", run_opts->sim.traces, "with --engine sim: keep the generated traces in this directory");
   run->add_flag("--calculon-recompute-bug", run_opts->calculon_bug,
                 "reproduce Calculon's recompute-accumulation bug in the DP-overlap window (for comparison)");
   run->callback([run_opts] { run_run(*run_opts); });

@@ -169,6 +169,7 @@ TEST(LlmTrainingParallel, Zero3GathersEachLayerAheadAndReduceScattersItsGradient
   // 64 x 2 = 32,768 bytes) remain to reduce-scatter, and nothing is gathered.
   LlmTrainingSpec s = spec(tiny_model(), 2, 1, 1);
   s.fsdp = llm::Fsdp::kZero3;
+  s.overlap_dp = true;
   const chakra::ChakraTrace t = llm_rank_trace(s, 0);
   EXPECT_EQ(count_coll(t, CommType::AllGather), 8u);
   EXPECT_EQ(count_coll(t, CommType::ReduceScatter), 5u);

@@ -53,7 +53,9 @@ GroupReplicas replicas_of(const NamedGroup& group, const std::vector<NamedGroup>
     if (shifted)
       offsets.push_back(offset);
   }
+  // Groups with the same members (an EP group that is the whole DP group) give an offset twice.
   std::sort(offsets.begin(), offsets.end());
+  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
   GroupReplicas r{static_cast<uint32_t>(offsets.size()), offsets.size() > 1 ? offsets[1] : 0};
   for (size_t i = 0; i < offsets.size(); ++i) {
     if (offsets[i] != i * r.stride) {

@@ -63,6 +63,27 @@ void validate_cp_ep(const LlmTrainingSpec& spec) {
   }
 }
 
+// Interleaved 1F1B needs whole chunks of layers and, as Megatron's schedule, whole rounds of microbatches.
+void validate_interleaving(const LlmTrainingSpec& spec) {
+  const uint32_t v = spec.interleaving;
+  if (v == 0 || v > limits::kMaxMicrobatches)
+    throw Error("", Argument{"pipeline_interleaving"},
+                fmt::format("is {}; must be 1 to {}", v, limits::kMaxMicrobatches));
+  if (v == 1)
+    return;
+  const uint64_t virtual_stages = uint64_t{spec.pp} * v;
+  if (spec.model.num_blocks % virtual_stages != 0) {
+    throw Error("", Argument{"pipeline_interleaving"},
+                fmt::format("pp {} x interleaving {} does not divide the model's num_blocks {}", spec.pp, v,
+                            spec.model.num_blocks));
+  }
+  if (spec.microbatches % spec.pp != 0) {
+    throw Error("", Argument{"pipeline_interleaving"},
+                fmt::format("needs a multiple of pp {} microbatches (Megatron's interleaved schedule); got {}", spec.pp,
+                            spec.microbatches));
+  }
+}
+
 void validate(const LlmTrainingSpec& spec) {
   const llm::Application& m = spec.model;
   validate_cp_ep(spec);
@@ -95,6 +116,7 @@ void validate(const LlmTrainingSpec& spec) {
                             "stages one layer short, as Llama 3 405B's 126 layers on 16 stages)",
                             spec.pp, m.num_blocks));
   }
+  validate_interleaving(spec);
   if (spec.sequence_parallel && m.seq_size / spec.cp * spec.microbatch_size % spec.tp != 0) {
     throw Error("", Argument{"sequence_parallel"},
                 fmt::format("tp {} does not divide the {} tokens of a microbatch", spec.tp,
@@ -221,7 +243,14 @@ int64_t tp_collective_bytes(const LlmTrainingSpec& spec) {
 int64_t pipeline_message_bytes(const LlmTrainingSpec& spec) {
   // With sequence parallelism a TP rank holds (and sends) only its 1/t sequence shard (Korthikanti et al. 2022).
   const int64_t full = tp_collective_bytes(spec);
-  return spec.sequence_parallel ? full / spec.tp : full;
+  return spec.sequence_parallel || spec.pipeline_scatter ? full / spec.tp : full;
+}
+
+StageLayers virtual_stage_layers(const LlmTrainingSpec& spec, uint32_t virtual_stage) {
+  if (spec.interleaving == 1)
+    return stage_layers(spec, virtual_stage);
+  const auto per = static_cast<uint32_t>(spec.model.num_blocks / (int64_t{spec.pp} * spec.interleaving));
+  return StageLayers{virtual_stage * per, per};
 }
 
 StageLayers stage_layers(const LlmTrainingSpec& spec, uint32_t stage) {
@@ -240,9 +269,11 @@ int64_t stage_gradient_bytes(const LlmTrainingSpec& spec, uint32_t stage) {
   double params = layers * m.block_weight_count() / spec.tp;
   if (m.moe()) {  // MoE layers: the parts every rank holds (layer_param_bytes' dense share)
     params = 0;
-    const StageLayers stage_at = stage_layers(spec, stage);
-    for (uint32_t l = stage_at.first; l < stage_at.first + stage_at.count; ++l)
-      params += d(layer_param_bytes(spec, l).dense) / spec.bytes_per_element;
+    for (uint32_t c = 0; c < spec.interleaving; ++c) {
+      const StageLayers chunk = virtual_stage_layers(spec, c * spec.pp + stage);
+      for (uint32_t l = chunk.first; l < chunk.first + chunk.count; ++l)
+        params += d(layer_param_bytes(spec, l).dense) / spec.bytes_per_element;
+    }
   }
   const double embedding = d(m.vocab) * d(m.hidden) / spec.tp;
   if (stage == 0)
@@ -265,6 +296,32 @@ std::vector<PipelineStep> one_f_one_b(uint32_t stage, uint32_t stages, uint32_t 
   }
   for (uint32_t m = microbatches - warmup; m < microbatches; ++m)
     steps.push_back({Pass::Backward, m});
+  return steps;
+}
+
+std::vector<PipelineStep> interleaved_one_f_one_b(uint32_t stage, uint32_t stages, uint32_t chunks,
+                                                  uint32_t microbatches) {
+  if (chunks == 1)
+    return one_f_one_b(stage, stages, microbatches);
+  const uint64_t total = uint64_t{microbatches} * chunks;
+  const uint64_t round = uint64_t{stages} * chunks;
+  const auto step = [&](Pass pass, uint64_t k) {
+    const auto in_round = static_cast<uint32_t>(k % round);
+    const uint32_t chunk = in_round / stages;
+    return PipelineStep{pass, static_cast<uint32_t>(k / round * stages + in_round % stages),
+                        pass == Pass::Forward ? chunk : chunks - 1 - chunk};
+  };
+  const uint64_t warmup = std::min<uint64_t>(total, uint64_t{stages - stage - 1} * 2 + uint64_t{chunks - 1} * stages);
+  std::vector<PipelineStep> steps;
+  steps.reserve(2 * total);
+  for (uint64_t k = 0; k < warmup; ++k)
+    steps.push_back(step(Pass::Forward, k));
+  for (uint64_t i = 0; i + warmup < total; ++i) {
+    steps.push_back(step(Pass::Forward, warmup + i));
+    steps.push_back(step(Pass::Backward, i));
+  }
+  for (uint64_t k = total - warmup; k < total; ++k)
+    steps.push_back(step(Pass::Backward, k));
   return steps;
 }
 
@@ -386,7 +443,6 @@ class RankTraceBuilder {
   RankTraceBuilder(const LlmTrainingSpec& spec, uint32_t rank)
       : spec_(spec),
         at_(rank_coords(spec, rank)),
-        layers_(stage_layers(spec, at_.pp)),
         work_(layer_forward_work(spec)),
         moe_(spec.model.moe() ? moe_forward_work(spec) : MoeWork{}),
         tp_group_(tp_group_name(spec, at_)),
@@ -394,14 +450,16 @@ class RankTraceBuilder {
         ep_group_(spec.ep > 1 ? ep_group_name(spec, at_) : ""),
         expert_dp_group_(spec.ep > 1 && spec.grad_group() / spec.ep > 1 ? expert_dp_group_name(spec, at_) : "") {
     trace_.version = "0.0.4";
+    if (spec.planned)
+      plan_factors(*spec.planned);
   }
 
   chakra::ChakraTrace build() {
-    for (const PipelineStep& step : one_f_one_b(at_.pp, spec_.pp, spec_.microbatches)) {
+    for (const PipelineStep& step : interleaved_one_f_one_b(at_.pp, spec_.pp, spec_.interleaving, spec_.microbatches)) {
       if (step.pass == Pass::Forward) {
-        forward(step.microbatch);
+        forward(step.microbatch, step.chunk);
       } else {
-        backward(step.microbatch);
+        backward(step.microbatch, step.chunk);
       }
     }
     gradient_sync();
@@ -411,8 +469,32 @@ class RankTraceBuilder {
  private:
   bool first_stage() const { return at_.pp == 0; }
   bool last_stage() const { return at_.pp + 1 == spec_.pp; }
-  uint32_t neighbour(int delta) const {
-    return rank_of(spec_, {at_.dp, at_.tp, static_cast<uint32_t>(static_cast<int>(at_.pp) + delta), at_.cp});
+  uint32_t virtual_stages() const { return spec_.pp * spec_.interleaving; }
+  uint32_t stage_rank(uint32_t virtual_stage) const {
+    return rank_of(spec_, {at_.dp, at_.tp, virtual_stage % spec_.pp, at_.cp});
+  }
+  // "mb3" without interleaving, "mb3.c1" with it (the chunk's messages).
+  std::string step_name(uint32_t mb, uint32_t chunk) const {
+    return spec_.interleaving == 1 ? fmt::format("mb{}", mb) : fmt::format("mb{}.c{}", mb, chunk);
+  }
+
+  // The roofline splits each planned block time among the block's nodes: a factor per pass, from the roofline
+  // time of an average layer (dense and MoE layers as the model has them) and of the LM head.
+  void plan_factors(const PlannerTimes& planned) {
+    double layer_s = 0;
+    const auto seconds = [&](const Work& w) { return roofline_time(w, spec_).seconds(); };
+    for (uint32_t l = 0; l < spec_.model.num_blocks; ++l) {
+      layer_s += seconds(work_.attention) +
+                 (moe_layer(spec_, l) ? seconds(moe_.router) + seconds(moe_.experts) : seconds(work_.mlp));
+    }
+    layer_s /= d(spec_.model.num_blocks);
+    if (layer_s > 0) {
+      forward_factor_ = planned.block_forward_s / layer_s;
+      backward_factor_ = planned.block_backward_s / (2 * layer_s);
+    }
+    const double head_s = spec_.model.vocab > 0 ? seconds(head_forward_work(spec_)) : 0;
+    if (head_s > 0)
+      head_factor_ = planned.head_s / (3 * head_s);
   }
   uint32_t ring_peer(uint32_t step) const {
     return rank_of(spec_, {at_.dp, at_.tp, at_.pp, (at_.cp + step) % spec_.cp});
@@ -420,38 +502,81 @@ class RankTraceBuilder {
   bool zero3() const { return spec_.fsdp == llm::Fsdp::kZero3; }
   bool per_layer_reduce_scatter() const { return spec_.fsdp == llm::Fsdp::kZero2 || zero3(); }
 
-  void forward(uint32_t mb) {
-    if (!first_stage())
-      receive(neighbour(-1), activation_tag(mb), fmt::format("mb{}.recv_activation", mb));
-    for (uint32_t l = 0; l < layers_.count; ++l) {
-      const uint32_t layer = layers_.first + l;
+  void forward(uint32_t mb, uint32_t chunk) {
+    const uint32_t vs = chunk * spec_.pp + at_.pp;
+    const StageLayers layers = virtual_stage_layers(spec_, vs);
+    factor_ = forward_factor_;
+    if (vs > 0)
+      receive(stage_rank(vs - 1), activation_tag(mb, vs - 1), step_name(mb, chunk) + ".recv_activation");
+    for (uint32_t l = 0; l < layers.count; ++l) {
+      const uint32_t layer = layers.first + l;
       if (zero3())
-        gather_layer(mb, layer, Pass::Forward, l == 0, l + 1 < layers_.count ? layer + 1 : layer);
+        gather_layer(mb, layer, Pass::Forward, l == 0, l + 1 < layers.count ? layer + 1 : layer);
       attention_half(fmt::format("mb{}.L{}.attn.fwd", mb, layer), mb, layer, Pass::Forward);
       mlp_half(fmt::format("mb{}.L{}.mlp.fwd", mb, layer), layer, Pass::Forward);
     }
-    if (last_stage() && spec_.model.vocab > 0)
-      compute(fmt::format("mb{}.head.fwd", mb), head_forward_work(spec_), 1);
-    if (!last_stage())
-      send(neighbour(1), activation_tag(mb), fmt::format("mb{}.send_activation", mb));
+    if (vs + 1 == virtual_stages() && spec_.model.vocab > 0)
+      compute(fmt::format("mb{}.head.fwd", mb), head_forward_work(spec_), 1, head_factor_);
+    if (vs + 1 < virtual_stages())
+      send(stage_rank(vs + 1), activation_tag(mb, vs), step_name(mb, chunk) + ".send_activation");
   }
 
-  void backward(uint32_t mb) {
-    if (!last_stage())
-      receive(neighbour(1), gradient_tag(mb), fmt::format("mb{}.recv_gradient", mb));
-    if (last_stage() && spec_.model.vocab > 0)
-      compute(fmt::format("mb{}.head.bwd", mb), head_forward_work(spec_), 2);
-    for (uint32_t l = layers_.count; l-- > 0;) {
-      const uint32_t layer = layers_.first + l;
+  void backward(uint32_t mb, uint32_t chunk) {
+    const uint32_t vs = chunk * spec_.pp + at_.pp;
+    const StageLayers layers = virtual_stage_layers(spec_, vs);
+    factor_ = backward_factor_;
+    if (vs + 1 < virtual_stages())
+      receive(stage_rank(vs + 1), gradient_tag(mb, vs), step_name(mb, chunk) + ".recv_gradient");
+    if (vs + 1 == virtual_stages() && spec_.model.vocab > 0)
+      compute(fmt::format("mb{}.head.bwd", mb), head_forward_work(spec_), 2, head_factor_);
+    // Megatron's last microbatch is the last backward of every chunk: its layers' gradients are final.
+    const bool final_gradients = mb + 1 == spec_.microbatches;
+    for (uint32_t l = layers.count; l-- > 0;) {
+      const uint32_t layer = layers.first + l;
       if (zero3())
-        gather_layer(mb, layer, Pass::Backward, l + 1 == layers_.count, l > 0 ? layer - 1 : layer);
+        gather_layer(mb, layer, Pass::Backward, l + 1 == layers.count, l > 0 ? layer - 1 : layer);
+      recompute_layer(mb, layer);
       mlp_half(fmt::format("mb{}.L{}.mlp.bwd", mb, layer), layer, Pass::Backward);
       attention_half(fmt::format("mb{}.L{}.attn.bwd", mb, layer), mb, layer, Pass::Backward);
-      if (per_layer_reduce_scatter())
+      if (per_layer_reduce_scatter()) {
         reduce_scatter_layer(fmt::format("mb{}.L{}", mb, layer), layer);
+      } else if (spec_.overlap_dp && final_gradients) {
+        reduce_layer(fmt::format("L{}", layer), layer);
+      }
     }
-    if (!first_stage())
-      send(neighbour(-1), gradient_tag(mb), fmt::format("mb{}.send_gradient", mb));
+    if (vs > 0)
+      send(stage_rank(vs - 1), gradient_tag(mb, vs - 1), step_name(mb, chunk) + ".send_gradient");
+  }
+
+  // Activation recompute before a layer's backward: the layer's forward (full) or its attention (attention-only),
+  // with full recompute's TP collectives done again.
+  void recompute_layer(uint32_t mb, uint32_t layer) {
+    if (spec_.recompute == llm::Recompute::kNone)
+      return;
+    const std::string name = fmt::format("mb{}.L{}.recompute", mb, layer);
+    const bool full = spec_.recompute == llm::Recompute::kFull;
+    if (spec_.planned) {
+      compute_node(name, Work{}, spec_.planned->block_recompute_s);
+    } else {
+      Work w = work_.attention;
+      if (full) {
+        const bool moe = moe_layer(spec_, layer);
+        w.flops += moe ? moe_.router.flops + moe_.experts.flops : work_.mlp.flops;
+        w.bytes += moe ? moe_.router.bytes + moe_.experts.bytes : work_.mlp.bytes;
+      }
+      compute(name, w, 1, 1);
+    }
+    if (!full || spec_.tp == 1)
+      return;
+    for (const char* half : {".attn", ".mlp"}) {
+      if (spec_.sequence_parallel) {
+        collective(name + half + ".tp_all_gather", CommType::AllGather, tp_collective_bytes(spec_) / spec_.tp,
+                   tp_group_);
+        collective(name + half + ".tp_reduce_scatter", CommType::ReduceScatter, tp_collective_bytes(spec_), tp_group_);
+      } else {
+        collective(name + half + ".tp_all_reduce", CommType::AllReduce, tp_collective_bytes(spec_), tp_group_);
+      }
+    }
   }
 
   // One layer half (attention or MLP) with its TP communication: All-Reduce after it (Megatron's g in the
@@ -548,65 +673,120 @@ class RankTraceBuilder {
     return ids;
   }
 
-  // ZeRO-2/3: the layer's gradients reduce-scattered as soon as its backward is done, off the stream.
+  // ZeRO-2/3: the layer's gradients reduce-scattered as soon as its backward is done; off the stream when DP
+  // communication overlaps the backward, else on it.
   void reduce_scatter_layer(const std::string& prefix, uint32_t layer) {
     const LayerParams p = layer_param_bytes(spec_, layer);
     const int64_t dense = p.dense + (expert_dp_group_.empty() ? p.experts : 0);
+    const bool in_stream = !spec_.overlap_dp;
     if (spec_.grad_group() > 1)
-      collective(prefix + ".zero_reduce_scatter", CommType::ReduceScatter, dense, dp_group_, false);
+      collective(prefix + ".zero_reduce_scatter", CommType::ReduceScatter, dense, dp_group_, in_stream);
     if (!expert_dp_group_.empty() && p.experts > 0)
-      collective(prefix + ".zero_reduce_scatter.experts", CommType::ReduceScatter, p.experts, expert_dp_group_, false);
+      collective(prefix + ".zero_reduce_scatter.experts", CommType::ReduceScatter, p.experts, expert_dp_group_,
+                 in_stream);
   }
 
   // Expert gradient bytes of this stage (reduced over the expert gradient group when EP > 1; otherwise they join
   // the dense gradients).
   int64_t stage_expert_bytes() const {
     int64_t total = 0;
-    for (uint32_t l = layers_.first; l < layers_.first + layers_.count; ++l)
-      total += layer_param_bytes(spec_, l).experts;
+    for (uint32_t c = 0; c < spec_.interleaving; ++c) {
+      const StageLayers chunk = virtual_stage_layers(spec_, c * spec_.pp + at_.pp);
+      for (uint32_t l = chunk.first; l < chunk.first + chunk.count; ++l)
+        total += layer_param_bytes(spec_, l).experts;
+    }
     return total;
+  }
+
+  uint32_t stage_layer_count() const {
+    uint32_t count = 0;
+    for (uint32_t c = 0; c < spec_.interleaving; ++c)
+      count += virtual_stage_layers(spec_, c * spec_.pp + at_.pp).count;
+    return count;
+  }
+
+  // The input embedding (first stage) and the output layer (last stage), vocab x h / tp each.
+  int64_t embedding_bytes() const {
+    const int64_t table = to_bytes(d(spec_.model.vocab) * d(spec_.model.hidden) / spec_.tp * spec_.bytes_per_element);
+    return (first_stage() ? table : 0) + (last_stage() ? table : 0);
+  }
+
+  bool sharded_optimizer() const { return spec_.distributed_optimizer || spec_.fsdp == llm::Fsdp::kZero1; }
+
+  // Overlapped DP: a layer's final gradients reduced off the stream while the backward goes on; the optimizer
+  // step waits for them all. Routed experts reduce over their own group (or join the dense gradients at EP 1).
+  void reduce_layer(const std::string& prefix, uint32_t layer) {
+    const LayerParams p = layer_param_bytes(spec_, layer);
+    const CommType type = sharded_optimizer() ? CommType::ReduceScatter : CommType::AllReduce;
+    const char* what = sharded_optimizer() ? ".dp_reduce_scatter_gradients" : ".dp_all_reduce_gradients";
+    const int64_t dense = p.dense + (spec_.ep == 1 ? p.experts : 0);
+    if (spec_.grad_group() > 1 && dense > 0)
+      reductions_.push_back(collective(prefix + what, type, dense, dp_group_, false));
+    if (!expert_dp_group_.empty() && p.experts > 0)
+      reductions_.push_back(collective(prefix + what + ".experts", type, p.experts, expert_dp_group_, false));
+  }
+
+  // The planned optimizer step over the stage's layers, after the gradients are reduced.
+  void optimizer_step() {
+    if (spec_.planned && spec_.planned->optimizer_s > 0)
+      compute_node("optimizer_step", Work{}, spec_.planned->optimizer_s * stage_layer_count());
   }
 
   void gradient_sync() {
     const int64_t experts = stage_expert_bytes();
     const bool expert_group = !expert_dp_group_.empty();
     const int64_t stage = stage_gradient_bytes(spec_, at_.pp) + (spec_.ep == 1 ? experts : 0);
+    const uint32_t n = spec_.grad_group();
     if (per_layer_reduce_scatter()) {
-      // The layers' gradients are already reduce-scattered; what remains are the embeddings (vocab x h / tp on the
-      // first stage and on the last, as stage_gradient_bytes counts them).
-      const int64_t table = to_bytes(d(spec_.model.vocab) * d(spec_.model.hidden) / spec_.tp * spec_.bytes_per_element);
-      const int64_t embeddings = (first_stage() ? table : 0) + (last_stage() ? table : 0);
-      if (embeddings > 0 && spec_.grad_group() > 1)
-        collective("dp_reduce_scatter_embeddings", CommType::ReduceScatter, embeddings, dp_group_);
-      if (spec_.fsdp == llm::Fsdp::kZero2 && spec_.grad_group() > 1) {
-        collective("dp_all_gather_parameters", CommType::AllGather, stage / spec_.grad_group(), dp_group_);
+      // The layers' gradients are already reduce-scattered; what remains are the embeddings.
+      if (embedding_bytes() > 0 && n > 1)
+        collective("dp_reduce_scatter_embeddings", CommType::ReduceScatter, embedding_bytes(), dp_group_);
+      optimizer_step();
+      if (spec_.fsdp == llm::Fsdp::kZero2 && n > 1) {
+        collective("dp_all_gather_parameters", CommType::AllGather, stage / n, dp_group_);
         if (expert_group)
-          collective("dp_all_gather_parameters.experts", CommType::AllGather, experts / (spec_.grad_group() / spec_.ep),
+          collective("dp_all_gather_parameters.experts", CommType::AllGather, experts / (n / spec_.ep),
                      expert_dp_group_);
       }
       return;
     }
-    sync("", stage, spec_.grad_group(), dp_group_);
-    if (expert_group)
-      sync(".experts", experts, spec_.grad_group() / spec_.ep, expert_dp_group_);
+    if (spec_.overlap_dp) {
+      reduce("_embeddings", embedding_bytes(), n, dp_group_);
+      pending_.insert(pending_.end(), reductions_.begin(), reductions_.end());
+      reductions_.clear();
+    } else {
+      reduce("", stage, n, dp_group_);
+      if (expert_group)
+        reduce(".experts", experts, n / spec_.ep, expert_dp_group_);
+    }
+    optimizer_step();
+    if (sharded_optimizer() && n > 1) {
+      collective("dp_all_gather_parameters", CommType::AllGather, stage / n, dp_group_);
+      if (expert_group)
+        collective("dp_all_gather_parameters.experts", CommType::AllGather, experts / (n / spec_.ep), expert_dp_group_);
+    }
   }
 
-  void sync(const std::string& suffix, int64_t bytes, uint32_t n, const std::string& group) {
-    if (n < 2)
+  // The gradients' reduction on the stream: Reduce-Scatter under a sharded optimizer, else All-Reduce.
+  void reduce(const std::string& suffix, int64_t bytes, uint32_t n, const std::string& group) {
+    if (n < 2 || bytes <= 0)
       return;
-    if (spec_.distributed_optimizer || spec_.fsdp == llm::Fsdp::kZero1) {
+    if (sharded_optimizer()) {
       collective("dp_reduce_scatter_gradients" + suffix, CommType::ReduceScatter, bytes, group);
-      collective("dp_all_gather_parameters" + suffix, CommType::AllGather, bytes / n, group);
     } else {
       collective("dp_all_reduce_gradients" + suffix, CommType::AllReduce, bytes, group);
     }
   }
 
-  static int64_t activation_tag(uint32_t mb) { return 2 * int64_t{mb}; }
-  static int64_t gradient_tag(uint32_t mb) { return 2 * int64_t{mb} + 1; }
+  // Pipeline messages across the boundary after virtual stage `vs`: one tag per (microbatch, chunk, direction),
+  // 2 mb and 2 mb + 1 without interleaving.
+  int64_t activation_tag(uint32_t mb, uint32_t vs) const {
+    return 2 * (int64_t{mb} * spec_.interleaving + vs / spec_.pp);
+  }
+  int64_t gradient_tag(uint32_t mb, uint32_t vs) const { return activation_tag(mb, vs) + 1; }
   // Ring-attention messages: above every pipeline tag, one per (microbatch, layer, pass, step).
   int64_t ring_tag(uint32_t mb, uint32_t layer, Pass pass, uint32_t step) const {
-    const int64_t base = 2 * int64_t{spec_.microbatches};
+    const int64_t base = 2 * int64_t{spec_.microbatches} * spec_.interleaving;
     const int64_t slot = (int64_t{mb} * spec_.model.num_blocks + layer) * 2 + (pass == Pass::Forward ? 0 : 1);
     return base + slot * spec_.cp + step;
   }
@@ -627,12 +807,19 @@ class RankTraceBuilder {
     return trace_.nodes.back();
   }
 
-  void compute(std::string name, const Work& forward, double scale) {
+  // A compute node of `forward` x scale work, timed by the roofline x `factor` (the pass's planned factor unless
+  // given).
+  void compute(std::string name, const Work& forward, double scale, double factor = -1) {
     const Work w{forward.flops * scale, forward.bytes * scale};
+    compute_node(std::move(name), w, roofline_time(w, spec_).seconds() * (factor < 0 ? factor_ : factor));
+  }
+
+  void compute_node(std::string name, const Work& w, double seconds) {
     TraceNode& n = add(std::move(name), NodeType::Comp, true);
     n.num_ops = whole(w.flops, 9e18, "per-node operation count");  // below 2^63
     n.tensor_size = to_bytes(w.bytes);
-    n.duration_micros = static_cast<uint64_t>(std::llround(roofline_time(w, spec_).microseconds()));
+    n.duration_micros =
+        static_cast<uint64_t>(std::llround(checked_time_from_seconds(seconds, "", Argument{"model"}).microseconds()));
   }
 
   uint64_t collective(std::string name, CommType type, int64_t bytes, const std::string& group, bool in_stream = true) {
@@ -647,8 +834,11 @@ class RankTraceBuilder {
     send_bytes(peer, tag, std::move(name), pipeline_message_bytes(spec_));
   }
 
+  // A pipeline message; scattered ones (1/tp per TP rank) are All-Gathered in the TP group on arrival.
   void receive(uint32_t peer, int64_t tag, std::string name) {
-    receive_bytes(peer, tag, std::move(name), pipeline_message_bytes(spec_));
+    receive_bytes(peer, tag, name, pipeline_message_bytes(spec_));
+    if (spec_.pipeline_scatter && !spec_.sequence_parallel && spec_.tp > 1)
+      collective(name + ".pp_all_gather", CommType::AllGather, tp_collective_bytes(spec_) / spec_.tp, tp_group_);
   }
 
   void send_bytes(uint32_t peer, int64_t tag, std::string name, int64_t bytes) {
@@ -667,7 +857,6 @@ class RankTraceBuilder {
 
   const LlmTrainingSpec& spec_;
   RankCoords at_;
-  StageLayers layers_;
   LayerWork work_;
   MoeWork moe_;
   std::string tp_group_;
@@ -677,6 +866,11 @@ class RankTraceBuilder {
   std::optional<uint64_t> tail_;
   std::vector<uint64_t> pending_;     // gathers the next in-stream node waits for
   std::vector<uint64_t> prefetched_;  // gathers issued for the next layer
+  std::vector<uint64_t> reductions_;  // overlapped DP reductions the optimizer step waits for
+  double forward_factor_ = 1;         // planned time / roofline time, per pass (plan_factors)
+  double backward_factor_ = 1;
+  double head_factor_ = 1;
+  double factor_ = 1;  // the current pass's
   chakra::ChakraTrace trace_;
 };
 

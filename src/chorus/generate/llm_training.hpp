@@ -26,9 +26,16 @@
 //   b*s/cp * top_k * h elements) in the EP group, the local experts, and a combine All-to-All; backward in
 //   reverse. Expert gradients reduce over the DP x CP / EP ranks holding the same experts.
 // - ZeRO / FSDP (--fsdp): zero1 is the distributed optimizer; zero2 reduce-scatters each layer's gradients in
-//   its backward, every microbatch, then all-gathers the parameters once; zero3 also all-gathers each layer's
-//   parameters before its forward and before its backward (prefetched: issued one layer ahead, off the stream),
-//   with no gathering at the end.
+//   its backward, every microbatch (off the stream with overlap_dp, as `generate llm --fsdp` sets it), then
+//   all-gathers the parameters once; zero3 also all-gathers each layer's parameters before its forward and before
+//   its backward (prefetched: issued one layer ahead, off the stream), with no gathering at the end.
+// - Generated from the planner's inputs (chorus llm run --engine sim, generate llm --exec; llm_engine/): compute
+//   nodes take the planner's per-block forward, backward and recompute times (the roofline only splits a block's
+//   time among its nodes), the LM head and the optimizer step; activation recompute re-runs each layer's forward
+//   (and, full recompute, its TP collectives) before its backward; interleaved 1F1B runs `interleaving` model
+//   chunks per stage in Megatron's order; overlapped DP reduces each layer's gradients during the last
+//   microbatch's backward; without sequence parallelism each TP rank sends 1/tp of the activation to the next
+//   stage and the receivers All-Gather it (Narayanan et al. 2021, section 4.1).
 // Each rank's nodes form one in-order stream (a dependency chain, as Megatron's single compute stream);
 // sends leave the stream so the next work is not held up by them.
 //
@@ -49,6 +56,16 @@ namespace chorus {
 
 class Progress;
 
+// What the planner decided, in seconds per block and microbatch on one rank (llm::Stats); the generator gives its
+// compute nodes these times instead of the roofline's.
+struct PlannerTimes {
+  double block_forward_s = 0;
+  double block_backward_s = 0;
+  double block_recompute_s = 0;
+  double head_s = 0;       // the LM head's forward + backward per microbatch, on the last stage
+  double optimizer_s = 0;  // the optimizer step of one block's weights
+};
+
 struct LlmTrainingSpec {
   std::string model_name = "model";
   llm::Application model;  // Calculon's application format (examples/llm/*.json)
@@ -65,6 +82,13 @@ struct LlmTrainingSpec {
   uint32_t cp = 1;                     // context parallelism (ring attention); divides seq_size
   uint32_t ep = 1;                     // expert parallelism over DP ranks; divides dp and the experts
   llm::Fsdp fsdp = llm::Fsdp::kNone;   // kZero1 = distributed_optimizer
+  uint32_t interleaving = 1;           // model chunks per stage (interleaved 1F1B); pp * it divides num_blocks
+  llm::Recompute recompute = llm::Recompute::kNone;
+  // DP communication overlaps the backward: each layer's gradients reduced during the last microbatch's backward,
+  // or (ZeRO-2/3) each microbatch's per-layer Reduce-Scatter off the stream; otherwise on the stream.
+  bool overlap_dp = false;
+  bool pipeline_scatter = false;  // 1/tp of the activation per TP rank to the next stage, All-Gathered there
+  std::optional<PlannerTimes> planned;
   uint32_t grad_group() const { return dp * cp; }
 };
 
@@ -107,7 +131,8 @@ Time roofline_time(const Work& work, const LlmTrainingSpec& spec);
 // Chakra comm_size of the TP All-Reduce and Reduce-Scatter (b*s*h elements); the All-Gather's is this / tp.
 int64_t tp_collective_bytes(const LlmTrainingSpec& spec);
 int64_t pipeline_message_bytes(const LlmTrainingSpec& spec);
-// The layers of one pipeline stage. num_blocks / pp each when pp divides num_blocks; otherwise num_blocks + 2 must
+// The layers of one pipeline stage (with interleaving: of one virtual stage, chunk * pp + stage, each holding
+// num_blocks / (pp * interleaving)). num_blocks / pp each when pp divides num_blocks; otherwise num_blocks + 2 must
 // be a multiple of pp and the first and the last stage hold one layer fewer than the others, to balance the
 // embedding and the LM head (Llama 3 405B: 126 layers on 16 stages, 7 + 14 x 8 + 7; Dubey et al. 2024, "The Llama 3
 // Herd of Models", section 3.3.2).
@@ -116,6 +141,7 @@ struct StageLayers {
   uint32_t count = 0;
 };
 StageLayers stage_layers(const LlmTrainingSpec& spec, uint32_t stage);
+StageLayers virtual_stage_layers(const LlmTrainingSpec& spec, uint32_t virtual_stage);
 
 // Gradient bytes one TP rank of `stage` holds: its layers' weights / tp, plus vocab*h/tp for the input
 // embedding on the first stage and the output layer on the last.
@@ -125,10 +151,17 @@ enum class Pass : uint8_t { Forward, Backward };
 struct PipelineStep {
   Pass pass = Pass::Forward;
   uint32_t microbatch = 0;
+  uint32_t chunk = 0;  // model chunk (interleaved 1F1B)
   bool operator==(const PipelineStep&) const = default;
 };
 // The 1F1B order of one stage.
 std::vector<PipelineStep> one_f_one_b(uint32_t stage, uint32_t stages, uint32_t microbatches);
+// Interleaved 1F1B (Narayanan et al. 2021, section 2.2; Megatron-LM's schedule): (stages - stage - 1) * 2 +
+// (chunks - 1) * stages warm-up forwards, then one forward and one backward; forward k runs microbatch
+// (k / (stages * chunks)) * stages + k % stages of chunk (k / stages) % chunks, backwards the chunks in reverse.
+// `microbatches` must be a multiple of `stages` when chunks > 1.
+std::vector<PipelineStep> interleaved_one_f_one_b(uint32_t stage, uint32_t stages, uint32_t chunks,
+                                                  uint32_t microbatches);
 
 struct RankCoords {
   uint32_t dp = 0;

@@ -62,8 +62,10 @@ TimedCollective CollectiveTimer::run(CommType type, Bytes bytes, const Topology&
     run_options.plan = options_.system->plan_config(kind);  // ASTRA-sim compatible (plan.overheads.astra)
   }
   if (!whole_network) {
-    // ASTRA-sim replaces a subgroup's per-dimension algorithms by one logical ring.
-    run_options.plan.algorithms = {AlgorithmChoice{}};
+    // ASTRA-sim replaces a subgroup's per-dimension algorithms by one logical ring; an All-to-All subgroup runs
+    // direct on a logical switch (subgroup_all_to_all_direct).
+    const bool direct = subgroup_all_to_all_direct(type);
+    run_options.plan.algorithms = {AlgorithmChoice{direct ? AlgorithmKind::Direct : AlgorithmKind::Ring, 0}};
     run_options.plan.flatten = false;
   }
   // The aware and flow evaluators (symmetric or full schedule) track links as they go: ask for the statistics
@@ -71,7 +73,26 @@ TimedCollective CollectiveTimer::run(CommType type, Bytes bytes, const Topology&
   run_options.collect_link_stats = options_.link_stats && network_models().get(options_.model).info().link_stats;
   CollectiveRunResult result = run_collective(topology, collective, run_options);
   TimedCollective timed{result.time, algorithm_label(result.plan), size, std::move(result.links), {}};
-  if (timed.links && !whole_network) {
+  if (timed.links && !whole_network && subgroup_all_to_all_direct(type)) {
+    // The logical switch's links are no member-to-member hops: each ordered pair of members carries its share on
+    // its physical route, for as long as the collective lasts.
+    const uint32_t members = n;
+    LinkStats pairs;
+    pairs.resize(size_t{members} * (members - 1));
+    size_t l = 0;
+    for (uint32_t a = 0; a < members; ++a) {
+      for (uint32_t b = 0; b < members; ++b) {
+        if (a == b)
+          continue;
+        pairs.bytes[l] = static_cast<double>(size.count()) / members;
+        pairs.busy[l] = result.time;
+        pairs.peak_flows[l] = 1;
+        timed.ring_links.emplace_back(a, b);
+        ++l;
+      }
+    }
+    timed.links = std::move(pairs);
+  } else if (timed.links && !whole_network) {
     for (uint32_t l = 0; l < topology.link_count(); ++l)
       timed.ring_links.emplace_back(topology.link_src(LinkId{l}).value, topology.link_dst(LinkId{l}).value);
   }
@@ -92,6 +113,16 @@ const TimedCollective& CollectiveTimer::time_by_nccl(CommType type, Bytes bytes,
   return nccl_cache_.emplace(key, TimedCollective{t.duration, t.label, size, std::nullopt, {}}).first->second;
 }
 
+bool CollectiveTimer::subgroup_all_to_all_direct(CommType type) const {
+  if (type != CommType::AllToAll)
+    return false;
+  // An ASTRA-sim system file keeps ASTRA-sim's logical ring unless it asks for direct All-to-All.
+  if (options_.system == nullptr)
+    return true;
+  const CollectivePlanConfig plan = options_.system->plan_config(CollectiveKind::AllToAll);
+  return !plan.algorithms.empty() && plan.algorithms.front().kind == AlgorithmKind::Direct;
+}
+
 const CollectiveTimer::RingShape& CollectiveTimer::cached_ring_shape(const std::vector<uint32_t>& members) {
   if (const auto it = ring_shapes_.find(members); it != ring_shapes_.end())
     return it->second;
@@ -108,6 +139,14 @@ const TimedCollective& CollectiveTimer::time(CommType type, Bytes bytes, const s
     return it->second;
   if (whole)
     return cache_.emplace(key, run(type, bytes, topology_, true)).first->second;
+  if (subgroup_all_to_all_direct(type)) {
+    // Every member sends to every other through its own port: a switch whose links run at the slowest hop's
+    // speed, each of a path's two links half the hop's latency.
+    const Topology logical_switch =
+        compose({Dimension{BlockKind::Switch, shape.size, Bandwidth::bytes_per_s(shape.bytes_per_s),
+                           Time::ps(shape.latency.picoseconds() / 2)}});
+    return cache_.emplace(key, run(type, bytes, logical_switch, false)).first->second;
+  }
   const LinkParams hop{Bandwidth::bytes_per_s(shape.bytes_per_s), shape.latency};
   const Topology logical_ring = ring(shape.size, hop);
   return cache_.emplace(key, run(type, bytes, logical_ring, false)).first->second;

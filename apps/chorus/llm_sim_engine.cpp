@@ -1,0 +1,66 @@
+// `chorus llm run --engine sim` (see llm_sim_engine.hpp).
+#include "llm_sim_engine.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "chorus/core/error.hpp"
+#include "chorus/llm/report.hpp"
+#include "chorus/llm_engine/planned_spec.hpp"
+#include "chorus/llm_engine/planner_network.hpp"
+#include "chorus/llm_engine/sim_engine.hpp"
+#include "chorus/network/model_registry.hpp"
+#include "chorus/runtime/runtime.hpp"
+#include "topology_options.hpp"
+
+namespace chorus::cli {
+
+namespace {
+
+Topology engine_topology(const LlmSimEngineOptions& o, const llm::System& sys, const llm::Execution& exe) {
+  if (o.network.empty())
+    return planner_topology(sys, exe.num_procs, o.system_name);
+  TopologyOptions options;
+  options.network = o.network;
+  Topology t = make_topology(options);
+  if (static_cast<int64_t>(t.npu_count()) != exe.num_procs) {
+    throw Error(
+        o.network, "npus_count",
+        fmt::format("gives {} NPUs; the execution ({}) has num_procs {}", t.npu_count(), o.exec_file, exe.num_procs));
+  }
+  return t;
+}
+
+}  // namespace
+
+void run_llm_sim_engine(const LlmSimEngineOptions& o, const llm::Application& app, const llm::System& sys,
+                        const llm::Execution& exe, const llm::Stats& stats) {
+  if (stats.outcome != llm::Outcome::kOk)
+    throw Error(o.exec_file, "(execution)", llm::describe_outcome(stats, sys));
+  const NetworkModelKind model = network_model_argument(o.network_model);
+  if (model == NetworkModelKind::Packet)
+    throw Error("", "--network-model", "is packet; the simulator engine runs flow, aware or unaware");
+  const Topology topology = engine_topology(o, sys, exe);
+  const LlmTrainingSpec spec =
+      planned_training_spec(app, sys, exe, stats, o.exec_file, std::filesystem::path(o.model_file).stem().string());
+  SimEngineResult result;
+  try {
+    result = run_sim_engine(stats, spec, topology, SimEngineOptions{model, o.traces});
+  } catch (const DeadlockError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    std::cerr.flush();
+    std::exit(3);  // as chorus sim: a deadlock is its own outcome for scripts
+  }
+  if (o.json) {
+    fmt::print("{}\n", sim_engine_json(llm::stats_to_json(stats, sys), stats, app, exe, result).dump(2));
+    return;
+  }
+  fmt::print("planner {:.4f} s, simulator {:.4f} s per iteration ({:+.1f}%)\n", stats.total_time, result.finish_s,
+             100 * (result.finish_s / stats.total_time - 1));
+  fmt::print("{}", sim_engine_table(result));
+}
+
+}  // namespace chorus::cli

@@ -1,0 +1,76 @@
+// The planner's execution as a generator spec (see planned_spec.hpp).
+#include "chorus/llm_engine/planned_spec.hpp"
+
+#include <fmt/format.h>
+
+#include "chorus/core/error.hpp"
+#include "chorus/llm/hardware.hpp"
+
+namespace chorus {
+
+namespace {
+
+// The exec keys whose effect the generated trace cannot carry, each with the reason.
+void refuse_inexpressible(const llm::Execution& exe, const std::string& file) {
+  const auto refuse = [&](const char* key, const std::string& why) {
+    throw Error(file, key, fmt::format("is set; the simulator engine cannot express it yet ({})", why));
+  };
+  if (!exe.training)
+    refuse("training", "it generates training iterations; use the planner for inference");
+  if (exe.tp_overlap != llm::TpOverlap::kNone)
+    refuse("tensor_par_overlap", "tiled GEMM/collective overlap; run it with \"none\"");
+  if (exe.tp_gemm_overlap != llm::TpGemmOverlap::kNone)
+    refuse("tp_gemm_overlap", "decomposed GEMMs; run it with \"none\"");
+  if (exe.weight_offload)
+    refuse("weight_offload", "no second memory tier in the trace");
+  if (exe.activations_offload)
+    refuse("activations_offload", "no second memory tier in the trace");
+  if (exe.optimizer_offload)
+    refuse("optimizer_offload", "no second memory tier in the trace");
+}
+
+uint32_t narrow(int64_t value) {
+  return static_cast<uint32_t>(value);  // parse_execution bounded every count by the NPU limit
+}
+
+}  // namespace
+
+LlmTrainingSpec planned_training_spec(const llm::Application& app, const llm::System& sys, const llm::Execution& exe,
+                                      const llm::Stats& stats, const std::string& exec_file,
+                                      const std::string& model_name) {
+  refuse_inexpressible(exe, exec_file);
+  const llm::Hardware hw(sys, exe.datatype);
+  LlmTrainingSpec spec;
+  spec.model_name = model_name;
+  spec.model = app;
+  spec.dp = narrow(exe.data_par);
+  spec.tp = narrow(exe.tensor_par);
+  spec.pp = narrow(exe.pipeline_par);
+  spec.cp = narrow(exe.context_par);
+  spec.ep = narrow(exe.expert_par);
+  spec.microbatches = narrow(stats.shape.microbatches);
+  spec.microbatch_size = narrow(exe.microbatch_size);
+  // Calculon's rs_ag and p2p_rs_ag both keep the activations sequence-sharded between the TP collectives.
+  spec.sequence_parallel = exe.tensor_par > 1 && exe.tp_comm != llm::TpCommType::kAr;
+  spec.pipeline_scatter = exe.tensor_par > 1 && !spec.sequence_parallel;
+  spec.distributed_optimizer = exe.optimizer_sharding;
+  spec.fsdp = exe.fsdp;
+  spec.bytes_per_element = hw.bytes_per_element();
+  spec.peak_tflops = hw.matrix_peak() / 1e12;
+  spec.mem_bw_gbps = hw.mem1().bytes_per_second / 1e9;
+  spec.interleaving = exe.pipeline_par > 1 ? narrow(exe.pipeline_interleaving) : 1;
+  spec.recompute = exe.recompute;
+  spec.overlap_dp = exe.data_par_overlap;
+  const double blocks = static_cast<double>(stats.shape.blocks_per_proc);
+  spec.planned = PlannerTimes{
+      .block_forward_s = stats.block.fw.time,
+      .block_backward_s = stats.block.bw.time,
+      .block_recompute_s = stats.block.re.time,
+      .head_s = stats.head.time,
+      .optimizer_s = blocks > 0 ? stats.optim_step_time / blocks : 0,
+  };
+  validate(spec);
+  return spec;
+}
+
+}  // namespace chorus
