@@ -33,6 +33,7 @@
 #include "chorus/llm/tp_gemm_report.hpp"
 #include "chorus/llm/tp_overlap_bound.hpp"
 #include "chorus/llm/validation.hpp"
+#include "chorus/llm_engine/engine_validation.hpp"
 #include "commands.hpp"
 #include "llm_sim_engine.hpp"
 
@@ -91,6 +92,8 @@ struct CalibrateOptions {
 struct ValidateOptions {
   std::string system;
   bool json = false;
+  std::string engine = "planner";
+  std::vector<std::string> measured;
 };
 
 void run_run(const RunOptions& o) {
@@ -292,8 +295,35 @@ void run_search(const SearchOptions& o) {
         below, r.top.size());
 }
 
+// Table 5 and the measured runs given, through the planner and the simulator engine.
+void run_validate_engines(const ValidateOptions& o, const llm::System& sys) {
+  std::vector<EngineValidationRun> runs = table5_runs(sys);
+  for (const std::string& csv : o.measured) {
+    for (llm::MeasuredRun& m : llm::read_measured_runs(csv, sys))
+      runs.push_back({std::move(m.source), std::move(m.name), std::move(m.app), m.exe, m.measured_s});
+  }
+  const std::string system = o.system.empty() ? "a100-80gb" : o.system;
+  const EngineValidationReport r = validate_engines(runs, sys, system);
+  if (o.json) {
+    fmt::print("{}\n", engine_validation_json(r).dump(2));
+  } else {
+    fmt::print("system {}; simulator on its network tiers (flow model); nothing fitted per run\n", system);
+    fmt::print("{}", engine_validation_table(r));
+  }
+}
+
 void run_validate(const ValidateOptions& o) {
   const llm::System sys = o.system.empty() ? llm::a100_80gb_system() : llm::resolve_system(o.system);
+  if (o.engine != "planner" && o.engine != "sim")
+    throw Error("", "--engine", fmt::format("is '{}'; expected planner or sim", o.engine));
+  if (o.engine == "planner" && !o.measured.empty())
+    throw Error("", "--measured", "applies only with --engine sim (llm calibrate reads measured runs for the planner)");
+  if (o.engine == "sim") {
+    // Calculon's own a100_80g file charges Reduce-Scatter and All-Gather 1.5x a ring's bytes on NVLink, which no
+    // simulated algorithm does; both engines run on the machine preset unless a system is given.
+    run_validate_engines(o, o.system.empty() ? llm::resolve_system("a100-80gb") : sys);
+    return;
+  }
   const llm::ValidationReport r = llm::run_validation(sys);
   if (o.json) {
     fmt::print("{}\n", llm::validation_to_json(r).dump(2));
@@ -532,6 +562,12 @@ void register_llm_command(CLI::App& app) {
   auto* validate = llm->add_subcommand("validate", "compare with Korthikanti et al. 2022 (Table 5, Fig. 1, Fig. 7)");
   validate->add_option("--system", validate_opts->system, "system JSON (default: the built-in A100-80GB preset)");
   validate->add_flag("--json", validate_opts->json, "print the comparison as JSON");
+  validate
+      ->add_option("--engine", validate_opts->engine,
+                   "planner, or sim: Table 5 and the --measured runs through the planner and the simulator engine")
+      ->capture_default_str();
+  validate->add_option("--measured", validate_opts->measured,
+                       "with --engine sim: measured runs CSV (validation/llm/*_runs.csv), repeatable");
   validate->callback([validate_opts] { run_validate(*validate_opts); });
 
   auto infer_opts = std::make_shared<InferOptions>();

@@ -55,7 +55,9 @@ void run_llm_sim_engine(const LlmSimEngineOptions& o, const llm::Application& ap
     std::exit(3);  // as chorus sim: a deadlock is its own outcome for scripts
   }
   if (o.json) {
-    fmt::print("{}\n", sim_engine_json(llm::stats_to_json(stats, sys), stats, app, exe, result).dump(2));
+    nlohmann::json planner = llm::stats_to_json(stats, sys);
+    planner["execution"] = llm::execution_to_json(exe, sys);
+    fmt::print("{}\n", sim_engine_json(std::move(planner), stats, app, exe, result).dump(2));
     return;
   }
   fmt::print("planner {:.4f} s, simulator {:.4f} s per iteration ({:+.1f}%)\n", stats.total_time, result.finish_s,

@@ -582,10 +582,13 @@ class RankTraceBuilder {
   // One layer half (attention or MLP) with its TP communication: All-Reduce after it (Megatron's g in the
   // forward, f's conjugate in the backward), or All-Gather before and Reduce-Scatter after it under sequence
   // parallelism (Korthikanti et al. 2022, fig. 5), in both passes. `body` adds the half's own nodes.
+  // With `ag_redo` the backward gathers the half's input once more (it was not kept from the forward).
   template <typename Body>
-  void tensor_parallel_half(const std::string& name, Body body) {
+  void tensor_parallel_half(const std::string& name, Pass pass, Body body) {
     const bool tp = spec_.tp > 1;
     const int64_t bytes = tp_collective_bytes(spec_);
+    if (tp && spec_.sequence_parallel && spec_.ag_redo && pass == Pass::Backward)
+      collective(name + ".tp_all_gather_redo", CommType::AllGather, bytes / spec_.tp, tp_group_);
     if (tp && spec_.sequence_parallel)
       collective(name + ".tp_all_gather", CommType::AllGather, bytes / spec_.tp, tp_group_);
     body();
@@ -601,7 +604,7 @@ class RankTraceBuilder {
   // Ring attention: cp chunks of the attention, the rank's K and V (and, backward, their gradients) passed to the
   // next CP rank between chunks; without CP one node.
   void attention_half(const std::string& name, uint32_t mb, uint32_t layer, Pass pass) {
-    tensor_parallel_half(name, [&] {
+    tensor_parallel_half(name, pass, [&] {
       if (spec_.cp == 1) {
         compute(name, work_.attention, scale_of(pass));
         return;
@@ -621,7 +624,7 @@ class RankTraceBuilder {
   // The MLP half: a dense MLP, or (MoE layers) router, dispatch All-to-All, experts, combine All-to-All; the
   // backward runs them in reverse (the combine's gradient first).
   void mlp_half(const std::string& name, uint32_t layer, Pass pass) {
-    tensor_parallel_half(name, [&] {
+    tensor_parallel_half(name, pass, [&] {
       const double k = scale_of(pass);
       if (!moe_layer(spec_, layer)) {
         compute(name, work_.mlp, k);

@@ -88,6 +88,7 @@ struct LlmTrainingSpec {
   // or (ZeRO-2/3) each microbatch's per-layer Reduce-Scatter off the stream; otherwise on the stream.
   bool overlap_dp = false;
   bool pipeline_scatter = false;  // 1/tp of the activation per TP rank to the next stage, All-Gathered there
+  bool ag_redo = false;           // sequence parallelism: the backward re-gathers each half's input
   std::optional<PlannerTimes> planned;
   uint32_t grad_group() const { return dp * cp; }
 };

@@ -53,6 +53,7 @@ LlmTrainingSpec planned_training_spec(const llm::Application& app, const llm::Sy
   // Calculon's rs_ag and p2p_rs_ag both keep the activations sequence-sharded between the TP collectives.
   spec.sequence_parallel = exe.tensor_par > 1 && exe.tp_comm != llm::TpCommType::kAr;
   spec.pipeline_scatter = exe.tensor_par > 1 && !spec.sequence_parallel;
+  spec.ag_redo = spec.sequence_parallel && exe.seq_par_ag_redo;
   spec.distributed_optimizer = exe.optimizer_sharding;
   spec.fsdp = exe.fsdp;
   spec.bytes_per_element = hw.bytes_per_element();

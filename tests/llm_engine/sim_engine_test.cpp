@@ -1,0 +1,138 @@
+// `chorus llm run --engine sim` and `llm validate --engine sim`: the simulator engine against the planner on the
+// same job (the floor: within 5% on examples/llm/compare), its compute equal to the planner's by
+// construction, the planner's network tiers as a topology, the JSON keys scripts read, and one-line errors.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "chorus/core/error.hpp"
+#include "chorus/llm/presets.hpp"
+#include "chorus/llm/system_presets.hpp"
+#include "chorus/llm_engine/engine_validation.hpp"
+#include "chorus/llm_engine/planner_network.hpp"
+#include "tests/support/cli_runner.hpp"
+#include "tests/support/input_error.hpp"
+
+namespace chorus {
+namespace {
+
+using testing_support::expect_input_error;
+using testing_support::run_chorus;
+
+const std::string kSource = CHORUS_SOURCE_DIR;
+
+struct Job {
+  const char* model;
+  const char* exec;
+};
+
+std::vector<std::string> run_args(const Job& job, bool sim) {
+  std::vector<std::string> args{"llm",      "run",       "--model", kSource + "/" + job.model,
+                                "--system", "a100-80gb", "--exec",  kSource + "/" + job.exec,
+                                "--json"};
+  if (sim) {
+    args.push_back("--engine");
+    args.push_back("sim");
+  }
+  return args;
+}
+
+TEST(SimEngine, WithinFivePercentOfThePlannerOnTheCompareJobs) {
+  for (const Job& job :
+       {Job{"examples/llm/llama2-7b.json", "examples/llm/compare/dense_tp4_pp2_dp2.json"},
+        Job{"examples/llm/llama2-7b.json", "examples/llm/compare/cp2_tp2_pp2_dp2.json"},
+        Job{"examples/llm/llama2-7b.json", "examples/llm/compare/zero3_tp2_dp8.json"},
+        Job{"examples/llm/compare/mixtral-8x7b-s1024.json", "examples/llm/compare/moe_pp4_dp8_ep8.json"}}) {
+    const auto planner = run_chorus(run_args(job, false), false);
+    const auto sim = run_chorus(run_args(job, true), false);
+    ASSERT_EQ(planner.status, 0) << planner.out;
+    ASSERT_EQ(sim.status, 0) << sim.out;
+    const auto p = nlohmann::json::parse(planner.out);
+    const auto s = nlohmann::json::parse(sim.out);
+    const double planner_s = p["total_time"].get<double>();
+    EXPECT_EQ(s["engine"], "sim");
+    EXPECT_DOUBLE_EQ(s["planner_total_time"].get<double>(), planner_s) << job.exec;
+    const double sim_s = s["sim_finish_ns"].get<double>() / 1e9;
+    EXPECT_NEAR(sim_s / planner_s, 1.0, 0.05) << job.exec;
+    EXPECT_DOUBLE_EQ(s["total_time"].get<double>(), sim_s);
+    // Throughput from the simulated time: batch x seq / GPUs / time.
+    const auto model = nlohmann::json::parse(std::ifstream(kSource + "/" + job.model));
+    const double tokens = s["execution"]["batch_size"].get<double>() * model["seq_size"].get<double>() /
+                          s["execution"]["num_procs"].get<double>() / sim_s;
+    EXPECT_NEAR(s["tokens_per_s_per_gpu"].get<double>(), tokens, 1e-9 * tokens);
+    // Compute is the planner's by construction: forward + backward + recompute + head + optimizer (the nodes are
+    // whole microseconds, so within 0.1%).
+    const double compute = p["fw_time"].get<double>() + p["bw_time"].get<double>() + p["recompute_time"].get<double>() +
+                           p["optim_step_time"].get<double>() + p["head_time"].get<double>();
+    const auto& rows = s["components"];
+    ASSERT_FALSE(rows.empty());
+    EXPECT_NEAR(rows[0]["sim_s"].get<double>() / compute, 1.0, 1e-3) << job.exec;
+    EXPECT_NEAR(rows[0]["planner_s"].get<double>(), compute, 1e-9 * compute);
+    EXPECT_EQ(rows.back()["name"], "iteration");
+    EXPECT_DOUBLE_EQ(rows.back()["sim_s"].get<double>(), sim_s);
+  }
+}
+
+TEST(SimEngine, PlannerTiersBecomeSwitchDimensions) {
+  // h100-80gb: 8 GPUs per NVLink domain, the rest on the scale-out tier; 1,024 GPUs are switch:8 x switch:128.
+  const llm::System sys = llm::resolve_system("h100-80gb");
+  const Topology t = planner_topology(sys, 1024, "h100-80gb");
+  EXPECT_EQ(t.npu_count(), 1024u);
+  const llm::NetworkTier& nvlink = sys.networks[0];
+  // NPU 0's first link is its NVLink port: the tier's bandwidth x efficiency, latency / 2(8 - 1).
+  const LinkId first = t.out_links(NodeId{0})[0];
+  EXPECT_NEAR(t.link_bandwidth(first).bytes_per_second(), nvlink.bytes_per_second * nvlink.efficiency, 1);
+  EXPECT_NEAR(t.link_latency(first).seconds(), nvlink.latency_s / 14, 1e-12);
+  EXPECT_THROW(planner_topology(sys, 12, "h100-80gb"), Error);  // 12 GPUs are no whole 8-GPU domains
+}
+
+TEST(SimEngine, ValidationRunsBothEnginesWithoutFitting) {
+  // Korthikanti et al. 2022, Table 5, 22B with full recompute (8 GPUs, TP 8): 1.42 s measured.
+  const llm::System sys = llm::resolve_system("a100-80gb");
+  std::vector<EngineValidationRun> runs = table5_runs(sys);
+  runs.resize(1);
+  ASSERT_EQ(runs[0].name, "22B full");
+  const EngineValidationReport r = validate_engines(runs, sys, "a100-80gb");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_TRUE(r.rows[0].skipped.empty()) << r.rows[0].skipped;
+  EXPECT_DOUBLE_EQ(r.rows[0].measured_s, 1.42);
+  EXPECT_NEAR(r.rows[0].sim_s / r.rows[0].planner_s, 1.0, 0.05);
+  EXPECT_NEAR(r.sim_mean_abs_error, std::fabs(1 - r.rows[0].sim_s / 1.42), 1e-12);
+}
+
+TEST(SimEngine, BadInputIsOneLine) {
+  namespace fs = std::filesystem;
+  const Job dense{"examples/llm/llama2-7b.json", "examples/llm/compare/dense_tp4_pp2_dp2.json"};
+  // An execution the generator cannot express names the exec file and the key.
+  auto exec = nlohmann::json::parse(std::ifstream(kSource + "/" + dense.exec));
+  exec["tensor_par_overlap"] = "ring";
+  const fs::path overlap = fs::temp_directory_path() / "chorus-engine-overlap.json";
+  std::ofstream(overlap) << exec.dump();
+  auto args = run_args(dense, true);
+  args[7] = overlap.string();
+  expect_input_error(run_chorus(args, true), {"chorus-engine-overlap.json", "tensor_par_overlap"});
+  fs::remove(overlap);
+  // A network whose NPU count is not the job's 16 GPUs.
+  const fs::path net = fs::temp_directory_path() / "chorus-engine-net.yml";
+  std::ofstream(net) << "topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 100 ]\nlatency: [ 500 ]\n";
+  args = run_args(dense, true);
+  args.insert(args.end(), {"--network", net.string()});
+  expect_input_error(run_chorus(args, true), {"chorus-engine-net.yml", "npus_count", "num_procs 16"});
+  fs::remove(net);
+  args = run_args(dense, false);
+  args.insert(args.end(), {"--network", "x.yml"});
+  expect_input_error(run_chorus(args, true), {"--network", "--engine sim"});
+  args = run_args(dense, true);
+  args.insert(args.end(), {"--network-model", "packet"});
+  expect_input_error(run_chorus(args, true), {"--network-model"});
+  args = run_args(dense, false);
+  args.insert(args.end(), {"--engine", "simulator"});
+  expect_input_error(run_chorus(args, true), {"--engine", "planner or sim"});
+}
+
+}  // namespace
+}  // namespace chorus
