@@ -1,0 +1,122 @@
+// chorus codesign on the command line: the JSON fields scripts read, and bad input as one line naming the file or
+// option and the field, exit status 2.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/cli_runner.hpp"
+#include "tests/support/input_error.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using chorus::testing_support::expect_input_error;
+using chorus::testing_support::run_chorus;
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const fs::path path = fs::temp_directory_path() / ("chorus_codesign_cli_" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+const std::string kModel = std::string(CHORUS_SOURCE_DIR) + "/examples/llm/llama2-7b.json";
+
+constexpr const char* kTemplate = R"(dimensions:
+  - name: nvlink
+    size: 8
+    bandwidth_GBps: 450
+  - name: scale-out
+    size: all
+    bandwidth_GBps: {values: [25, 50, 100], default: 50}
+)";
+// GPUs $10,000; scale-out: 1 port per 50 GB/s, $1,000 NIC + $500 switch port + $200 cable; 16 GPUs on one radix-64
+// switch (one level). Networks: 25 and 50 GB/s: 16 x (10,000 + 1,700) = $187,200; 100 GB/s: 16 x 13,400 = $214,400.
+constexpr const char* kPrices = R"(gpu_dollars: 10000
+dimensions:
+  nvlink: {node_gpus: 8}
+  scale-out: {port_GBps: 50, nic_port_dollars: 1000, switch_port_dollars: 500, cable_dollars: 200}
+)";
+
+std::vector<std::string> args(const std::string& network, const std::string& cost) {
+  return {"codesign",  "--model",   kModel,  "--gpus", "16", "--max-batch", "32", "--machine",
+          "h100-80gb", "--network", network, "--cost", cost, "--threads",   "2"};
+}
+
+TEST(CodesignCli, JsonHasBestTopParetoAndCounts) {
+  std::vector<std::string> a = args(write_file("t.yml", kTemplate), write_file("c.yml", kPrices));
+  for (const char* extra : {"--budget", "dollars=2e5", "--top", "3", "--json"})
+    a.emplace_back(extra);
+  const auto run = run_chorus(a, false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  // Under $200,000 only the 25 and 50 GB/s networks fit ($187,200 each); 100 GB/s ($214,400) is over.
+  EXPECT_EQ(j["networks"], 3);
+  EXPECT_EQ(j["networks_over_budget"], 1);
+  EXPECT_DOUBLE_EQ(j["best"]["cost"].get<double>(), 187200.0);
+  EXPECT_EQ(j["best"]["network"]["dimensions"][1]["bandwidth_GBps"], 50.0);  // the faster at the same price
+  EXPECT_EQ(j["top"].size(), 3u);
+  EXPECT_EQ(j["best"]["time_s"], j["top"][0]["time_s"]);
+  // tokens/s per $: batch 32 x seq 4096 / time / cost
+  const double time_s = j["best"]["time_s"].get<double>();
+  EXPECT_NEAR(j["best"]["tokens_per_s_per_dollar"].get<double>(), 32.0 * 4096 / time_s / 187200.0, 1e-12);
+  // One price, so the front is the fastest design at $187,200.
+  ASSERT_EQ(j["pareto"].size(), 1u);
+  EXPECT_EQ(j["pareto"][0]["cost"], 187200.0);
+  EXPECT_EQ(j["pareto"][0]["time_s"], j["best"]["time_s"]);
+  EXPECT_GT(j["evaluated"].get<int64_t>(), 0);
+  EXPECT_GE(j["pruned"].get<int64_t>(), 0);
+  for (const char* key : {"tensor_par", "pipeline_par", "data_par", "microbatch_size"})
+    EXPECT_TRUE(j["best"]["execution"].contains(key)) << key;
+}
+
+TEST(CodesignCli, TemplateWithNothingFree) {
+  const std::string t = write_file("fixed.yml", R"(dimensions:
+  - {name: nvlink, size: 8, bandwidth_GBps: 450}
+  - {name: scale-out, size: all, bandwidth_GBps: 50}
+)");
+  expect_input_error(run_chorus(args(t, write_file("c2.yml", kPrices)), true),
+                     {"fixed.yml", "dimensions", "nothing is free"});
+}
+
+TEST(CodesignCli, BudgetBelowCheapestNetwork) {
+  std::vector<std::string> a = args(write_file("t3.yml", kTemplate), write_file("c3.yml", kPrices));
+  a.emplace_back("--budget");
+  a.emplace_back("dollars=1e5");
+  expect_input_error(run_chorus(a, true), {"--budget", "cheapest costs $1.872e+05"});
+}
+
+TEST(CodesignCli, GpusTheTemplateCannotHold) {
+  const std::string t = write_file("small_pod.yml", R"(dimensions:
+  - {name: nvlink, size: 8, bandwidth_GBps: 450}
+  - {name: scale-out, size: 8, bandwidth_GBps: {values: [25, 50], default: 50}}
+)");
+  expect_input_error(run_chorus(args(t, write_file("c4.yml", kPrices)), true),
+                     {"small_pod.yml", "dimensions[1].size", "16 GPUs"});
+}
+
+TEST(CodesignCli, UnknownObjective) {
+  std::vector<std::string> a = args(write_file("t5.yml", kTemplate), write_file("c5.yml", kPrices));
+  a.emplace_back("--objective");
+  a.emplace_back("fastest");
+  expect_input_error(run_chorus(a, true), {"--objective", "fastest"});
+}
+
+TEST(CodesignCli, CostFileMissingADimension) {
+  const std::string c = write_file("c6.yml", "gpu_dollars: 1\ndimensions:\n  nvlink: {node_gpus: 8}\n");
+  expect_input_error(run_chorus(args(write_file("t6.yml", kTemplate), c), true),
+                     {"c6.yml", "dimensions.scale-out", "missing"});
+}
+
+TEST(CodesignCli, CostObjectiveNeedsTimeTarget) {
+  std::vector<std::string> a = args(write_file("t7.yml", kTemplate), write_file("c7.yml", kPrices));
+  a.emplace_back("--objective");
+  a.emplace_back("cost");
+  expect_input_error(run_chorus(a, true), {"--time-target"});
+}
+
+}  // namespace
