@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,24 @@ TEST(CodesignCli, JsonHasBestTopParetoAndCounts) {
   EXPECT_GE(j["pruned"].get<int64_t>(), 0);
   for (const char* key : {"tensor_par", "pipeline_par", "data_par", "microbatch_size"})
     EXPECT_TRUE(j["best"]["execution"].contains(key)) << key;
+}
+
+TEST(CodesignCli, TotalBandwidthBudgetAndReport) {
+  // total-bw=500GB/s: 450 + 25 and 450 + 50 fit, 450 + 100 = 550 GB/s per GPU does not.
+  std::vector<std::string> a = args(write_file("t8.yml", kTemplate), write_file("c8.yml", kPrices));
+  const std::string report = (fs::temp_directory_path() / "chorus_codesign_cli_report.html").string();
+  for (const std::string& extra : {std::string("--budget"), std::string("total-bw=500GB/s"), std::string("--top"),
+                                   std::string("1"), std::string("--report"), report, std::string("--json")})
+    a.push_back(extra);
+  const auto run = run_chorus(a, false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["networks_over_budget"], 1);
+  EXPECT_DOUBLE_EQ(j["best"]["cost"].get<double>(), 187200.0);
+  std::ifstream in(report);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("187200"), std::string::npos);  // the front's one point, in the table
 }
 
 TEST(CodesignCli, TemplateWithNothingFree) {
