@@ -16,6 +16,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "chorus/io/output_file.hpp"
+#include "chorus/llm/distributed.hpp"
 #include "chorus/llm/system_presets.hpp"
 #include "chorus/netopt/budget_text.hpp"
 #include "commands.hpp"
@@ -69,7 +70,23 @@ void run(const CodesignOptions& o) {
   spec.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   spec.dims.context_par = o.context_par;
   spec.dims.fsdp = o.fsdp;
+  llm::ProcessGroup group;  // under mpirun: each network's planner search split over the ranks
+  if (group.size() > 1) {
+    spec.rank = group.rank();
+    spec.ranks = group.size();
+    spec.merge = [&group, &spec](const llm::SearchResult& local, const llm::IterationModel& model) {
+      return group.merge(local, model, spec.top_n);
+    };
+  }
   const codesign::CodesignResult r = codesign::run_codesign(app, machine, t, prices, spec);
+  group.barrier();
+  if (group.rank() != 0)
+    return;
+  if (spec.objective == codesign::Objective::kCost && r.top.empty()) {
+    throw Error("--time-target", "",
+                fmt::format("is {:.6g} s; no design within the budget is that fast (fastest: {:.6g} s)",
+                            spec.time_target_s, r.fastest_s));
+  }
   if (!o.report.empty()) {
     write_output_file(o.report, Argument{"report"},
                       codesign::report_html(t, r, fmt::format("chorus codesign: {} on {} GPUs", o.model, o.gpus)));
@@ -79,9 +96,9 @@ void run(const CodesignOptions& o) {
     return;
   }
   fmt::print(
-      "{} (parallelism, network) pairs decided in {:.2f} s on {} thread(s), {} pruned; {} networks, {} over the "
-      "budget, {} searched\n",
-      r.evaluated, r.seconds, spec.threads, r.pruned, r.networks, r.over_budget, r.searched);
+      "{} (parallelism, network) pairs decided in {:.2f} s on {} thread(s) x {} rank(s), {} pruned; {} networks, {} "
+      "over the budget, {} searched\n",
+      r.evaluated, r.seconds, spec.threads, group.size(), r.pruned, r.networks, r.over_budget, r.searched);
   if (r.top.empty()) {
     fmt::print("no design fits in memory on any network within the budget\n");
     return;

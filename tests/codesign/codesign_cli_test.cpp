@@ -1,6 +1,8 @@
 // chorus codesign on the command line: the JSON fields scripts read, and bad input as one line naming the file or
 // option and the field, exit status 2.
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -10,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "chorus/llm/distributed.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/input_error.hpp"
 
@@ -136,6 +139,56 @@ TEST(CodesignCli, CostObjectiveNeedsTimeTarget) {
   a.emplace_back("--objective");
   a.emplace_back("cost");
   expect_input_error(run_chorus(a, true), {"--time-target"});
+}
+
+TEST(CodesignCli, TimeTargetNoDesignMeets) {
+  std::vector<std::string> a = args(write_file("t9.yml", kTemplate), write_file("c9.yml", kPrices));
+  for (const char* extra : {"--objective", "cost", "--time-target", "1ms"})
+    a.emplace_back(extra);
+  expect_input_error(run_chorus(a, true), {"--time-target", "no design within the budget"});
+}
+
+// Under mpirun each network's planner search is split over the ranks and merged on rank 0: the same answer.
+TEST(CodesignCli, MpirunSplitGivesTheSameAnswer) {
+  if (!chorus::llm::ProcessGroup::mpi_available())
+    GTEST_SKIP() << "built without MPI";
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no mpirun";
+  std::vector<std::string> a = args(write_file("t10.yml", kTemplate), write_file("c10.yml", kPrices));
+  a.back() = "1";  // --threads 1
+  for (const char* extra : {"--top", "4", "--json"})
+    a.emplace_back(extra);
+  const auto single = run_chorus(a, false);
+  ASSERT_EQ(single.status, 0) << single.out;
+  // Under AddressSanitizer the ranks keep every check but leak detection (Open MPI's MPI_Init allocations are never
+  // freed), as tests/llm/search_test.cpp does.
+#if defined(__SANITIZE_ADDRESS__)
+  std::string command = "timeout -k 5 60 mpirun -x ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 ";
+#else
+  std::string command = "timeout -k 5 60 mpirun ";
+#endif
+  command += "--allow-run-as-root --oversubscribe -np 2 ";
+  command += chorus::testing_support::shell_quote(CHORUS_BINARY);
+  for (const std::string& arg : a) {
+    command += ' ';
+    command += chorus::testing_support::shell_quote(arg);
+  }
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    out.append(buffer, n);
+  ASSERT_EQ(::pclose(pipe), 0) << out;
+  const nlohmann::json x = nlohmann::json::parse(single.out), y = nlohmann::json::parse(out);
+  EXPECT_EQ(x["evaluated"], y["evaluated"]);
+  EXPECT_EQ(x["pareto"], y["pareto"]);
+  ASSERT_EQ(x["top"].size(), y["top"].size());
+  for (size_t i = 0; i < x["top"].size(); ++i) {
+    EXPECT_EQ(x["top"][i]["execution"], y["top"][i]["execution"]) << i;
+    EXPECT_EQ(x["top"][i]["network"], y["top"][i]["network"]) << i;
+    EXPECT_EQ(x["top"][i]["time_s"], y["top"][i]["time_s"]) << i;
+  }
 }
 
 }  // namespace

@@ -170,7 +170,11 @@ CodesignResult run_codesign(const llm::Application& app, const llm::System& mach
     s.threads = spec.threads;
     s.prune = spec.prune;
     s.min_rate = std::isfinite(bar) ? batch / bar : 0.0;
-    const llm::SearchResult r = llm::run_search(model, s);
+    s.rank = spec.rank;
+    s.ranks = spec.ranks;
+    // Each rank's bar comes from what it has seen (on ranks other than 0, its own share only): a looser bar prunes
+    // less, never something that matters, so rank 0's merged list is exact.
+    const llm::SearchResult r = spec.merge ? spec.merge(llm::run_search(model, s), model) : llm::run_search(model, s);
     ++result.searched;
     result.evaluated += r.enumerated;
     result.pruned += r.pruned;
@@ -202,11 +206,7 @@ CodesignResult run_codesign(const llm::Application& app, const llm::System& mach
         top.pop_back();
     }
   }
-  if (spec.objective == Objective::kCost && top.empty()) {
-    throw Error("", Argument{"time_target"},
-                fmt::format("is {:.6g} s; no design within the budget is that fast (fastest: {:.6g} s)",
-                            spec.time_target_s, fastest));
-  }
+  result.fastest_s = fastest;
   for (const ParetoPoint& p : front_candidates) {
     if (!result.pareto.empty() && result.pareto.back().cost == p.cost)
       result.pareto.back() = p;  // as cheap and faster

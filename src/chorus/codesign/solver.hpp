@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -36,6 +37,11 @@ struct CodesignSpec {
   double budget_total_gbps = std::numeric_limits<double>::infinity();  // sum over dimensions, per GPU
   llm::SearchDims dims;
   bool prune = true;  // off: every network and every parallelism fully evaluated (the brute force, for tests)
+  // Under mpirun: this process's share of each network's planner search, and the merge of the shares (every rank
+  // calls it once per network, in the same order; llm::ProcessGroup::merge). Empty: one process.
+  int rank = 0;
+  int ranks = 1;
+  std::function<llm::SearchResult(const llm::SearchResult&, const llm::IterationModel&)> merge;
 };
 
 struct Design {
@@ -62,11 +68,12 @@ struct CodesignResult {
   uint64_t over_budget = 0;         // of those, above the budget
   uint64_t searched = 0;            // networks the planner searched
   double cheapest_cost = 0;         // the cheapest network of the template
+  double fastest_s = 0;             // the shortest iteration found within the budget (infinity: none fits)
   double seconds = 0;
 };
 
-// Throws Error on --budget when no network of the template fits the budget, and on --time-target when no design
-// within the budget meets it.
+// Throws Error on --budget when no network of the template fits the budget. Under kCost, an empty top list means
+// no design within the budget meets the time target (fastest_s says how close the budget comes).
 CodesignResult run_codesign(const llm::Application& app, const llm::System& machine, const NetworkTemplate& t,
                             const CostFile& prices, const CodesignSpec& spec);
 
