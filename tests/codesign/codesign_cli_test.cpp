@@ -109,7 +109,7 @@ TEST(CodesignCli, BudgetBelowCheapestNetwork) {
   std::vector<std::string> a = args(write_file("t3.yml", kTemplate), write_file("c3.yml", kPrices));
   a.emplace_back("--budget");
   a.emplace_back("dollars=1e5");
-  expect_input_error(run_chorus(a, true), {"--budget", "cheapest costs $1.872e+05"});
+  expect_input_error(run_chorus(a, true), {"--budget", "dollars=1e+05", "cheapest costs $1.872e+05"});
 }
 
 TEST(CodesignCli, GpusTheTemplateCannotHold) {

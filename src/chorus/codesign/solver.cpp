@@ -140,9 +140,15 @@ CodesignResult run_codesign(const llm::Application& app, const llm::System& mach
   }
   result.over_budget = result.networks - points.size();
   if (points.empty()) {
-    throw Error("", Argument{"budget"},
-                fmt::format("no network of {} fits: the cheapest costs ${:.4g}{}", t.file, result.cheapest_cost,
-                            std::isfinite(spec.budget_total_gbps) ? " (or every one exceeds total-bw)" : ""));
+    std::string given;
+    if (std::isfinite(spec.budget_dollars))
+      given += fmt::format("dollars={:.4g}", spec.budget_dollars);
+    if (std::isfinite(spec.budget_total_gbps))
+      given += fmt::format("{}total-bw={:g}GB/s", given.empty() ? "" : ", ", spec.budget_total_gbps);
+    throw Error(
+        "", Argument{"budget"},
+        fmt::format("{}: no network of {} fits: the cheapest costs ${:.4g}{}", given, t.file, result.cheapest_cost,
+                    std::isfinite(spec.budget_total_gbps) ? " (or every one exceeds total-bw)" : ""));
   }
   // Cheapest first, so that the Pareto front's bar (faster than every cheaper network) is known when a network is
   // searched.
