@@ -31,7 +31,7 @@ struct CodesignOptions {
   int64_t gpus = 0, max_batch = 0;
   int top = 10, threads = 0;
   bool json = false, context_par = false, fsdp = false;
-  std::string report;
+  std::string report, exec;
 };
 
 void run(const CodesignOptions& o) {
@@ -70,8 +70,13 @@ void run(const CodesignOptions& o) {
   spec.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   spec.dims.context_par = o.context_par;
   spec.dims.fsdp = o.fsdp;
+  if (!o.exec.empty()) {
+    // Checked against the default network's system: its tier indices must be the template's dimensions.
+    spec.execution = llm::read_execution(
+        o.exec, app, codesign::network_system(machine, t, codesign::default_network(t, prices, o.gpus)));
+  }
   llm::ProcessGroup group;  // under mpirun: each network's planner search split over the ranks
-  if (group.size() > 1) {
+  if (group.size() > 1 && !spec.execution) {
     spec.rank = group.rank();
     spec.ranks = group.size();
     spec.merge = [&group, &spec](const llm::SearchResult& local, const llm::IterationModel& model) {
@@ -140,6 +145,9 @@ void register_codesign_command(CLI::App& app) {
   cmd->add_option("--datatype", o->datatype, "datatype of the machine to train in")->capture_default_str();
   cmd->add_flag("--context-par", o->context_par, "also search context parallelism");
   cmd->add_flag("--fsdp", o->fsdp, "also search ZeRO-2 and ZeRO-3");
+  cmd->add_option("--exec", o->exec,
+                  "only this parallelism (Calculon execution JSON): the best network for it, as netopt for a fixed "
+                  "workload");
   cmd->add_option("--report", o->report, "write the cost-time Pareto front and the top designs as HTML");
   cmd->add_flag("--json", o->json, "print best, top, pareto, evaluated, pruned as JSON");
   cmd->callback([o] { run(*o); });

@@ -105,6 +105,23 @@ double hand_cost(double nv_bw, int64_t nv_size, bool reduce, double so_bw, doubl
   return gpus * 30000 + nv + so;
 }
 
+llm::System hand_system(const llm::System& machine, double nv_bw, int64_t nv_size, bool reduce, double so_bw,
+                        double oversub) {
+  llm::System sys = machine;
+  sys.networks.resize(2);
+  sys.networks[0] = machine.networks.front();
+  sys.networks[1] = machine.networks.back();
+  sys.networks[0].bytes_per_second = nv_bw * 1e9;
+  sys.networks[0].size = nv_size;
+  if (reduce) {
+    sys.networks[0].scale[3] = 1;  // All-Reduce: the bytes once each way
+    sys.networks[0].offset[3] = 0;
+  }
+  sys.networks[1].bytes_per_second = so_bw * 1e9 / oversub;
+  sys.networks[1].size = 8;
+  return sys;
+}
+
 BruteForce brute_force(const llm::Application& app, const llm::System& machine) {
   BruteForce bf;
   for (double nv_bw : {300.0, 600.0}) {
@@ -112,18 +129,7 @@ BruteForce brute_force(const llm::Application& app, const llm::System& machine) 
       for (bool reduce : {false, true}) {
         for (double so_bw : {25.0, 100.0}) {
           for (double oversub : {1.0, 2.0}) {
-            llm::System sys = machine;
-            sys.networks.resize(2);
-            sys.networks[0] = machine.networks.front();
-            sys.networks[1] = machine.networks.back();
-            sys.networks[0].bytes_per_second = nv_bw * 1e9;
-            sys.networks[0].size = nv_size;
-            if (reduce) {
-              sys.networks[0].scale[3] = 1;  // All-Reduce: the bytes once each way
-              sys.networks[0].offset[3] = 0;
-            }
-            sys.networks[1].bytes_per_second = so_bw * 1e9 / oversub;
-            sys.networks[1].size = 8;
+            const llm::System sys = hand_system(machine, nv_bw, nv_size, reduce, so_bw, oversub);
             const llm::IterationModel model(app, sys);
             llm::SearchSpec s;
             s.num_procs = 8;
@@ -315,6 +321,43 @@ TEST_F(CodesignSmall, NeverWorseThanPlannerOnDefaultNetwork) {
   ASSERT_FALSE(r.top.empty());
   EXPECT_LE(r.top.front().time_s, planner.top.front().stats.total_time * (1 + 1e-12));
   EXPECT_LE(r.top.front().cost, def.cost);
+}
+
+// The network search alone for one parallelism (the planner's best on the default network, the parallelism a user
+// would pick without co-design): the best network by hand over all 32, and the joint optimum is never slower.
+TEST_F(CodesignSmall, FixedParallelismMatchesHandAndJointIsNeverWorse) {
+  const llm::System def = hand_system(*machine_, 600, 8, false, 25, 1);
+  llm::SearchSpec s;
+  s.num_procs = 8;
+  s.max_batch = 16;
+  s.datatype = def.datatype_index("bfloat16");
+  s.top_n = 1;
+  const llm::SearchResult planner = llm::run_search(llm::IterationModel(*app_, def), s);
+  ASSERT_FALSE(planner.top.empty());
+  const llm::Execution exe = planner.top.front().execution;
+  double fastest = std::numeric_limits<double>::infinity();
+  for (double nv_bw : {300.0, 600.0}) {
+    for (int64_t nv_size : {4, 8}) {
+      for (bool reduce : {false, true}) {
+        for (double so_bw : {25.0, 100.0}) {
+          for (double oversub : {1.0, 2.0}) {
+            const llm::IterationModel model(*app_, hand_system(*machine_, nv_bw, nv_size, reduce, so_bw, oversub));
+            const llm::Stats st = model.evaluate(exe);
+            if (st.outcome == llm::Outcome::kOk)
+              fastest = std::min(fastest, st.total_time);
+          }
+        }
+      }
+    }
+  }
+  CodesignSpec fixed = spec(Objective::kTime);
+  fixed.execution = exe;
+  const CodesignResult one = run(fixed);
+  ASSERT_FALSE(one.top.empty());
+  EXPECT_NEAR(one.top.front().time_s, fastest, 1e-12 * fastest);
+  EXPECT_EQ(one.evaluated, 32);
+  const CodesignResult joint = run(spec(Objective::kTime));
+  EXPECT_LE(joint.top.front().time_s, one.top.front().time_s * (1 + 1e-12));
 }
 
 }  // namespace

@@ -117,6 +117,16 @@ double top_bar(const std::vector<Ranked>& top, size_t n, const CodesignSpec& spe
   return bar;
 }
 
+// The given parallelism on one network, as a search result of one candidate (none when it does not fit).
+llm::SearchResult evaluate_one(const llm::IterationModel& model, const llm::Execution& e) {
+  llm::SearchResult r;
+  r.enumerated = 1;
+  const llm::Stats st = model.evaluate(e);
+  if (st.outcome == llm::Outcome::kOk)
+    r.top.push_back(llm::Candidate{st.sample_rate, 0, e, st});
+  return r;
+}
+
 }  // namespace
 
 CodesignResult run_codesign(const llm::Application& app, const llm::System& machine, const NetworkTemplate& t,
@@ -125,6 +135,11 @@ CodesignResult run_codesign(const llm::Application& app, const llm::System& mach
   if (spec.objective == Objective::kCost && !(spec.time_target_s > 0))
     throw Error("", Argument{"time_target"}, "is missing; --objective cost needs it (the iteration time to meet)");
   check_template_holds(t, spec.gpus);
+  if (spec.execution && (spec.execution->num_procs != spec.gpus || spec.execution->batch_size != spec.batch)) {
+    throw Error("", Argument{"exec"},
+                fmt::format("has num_procs {} and batch_size {}; --gpus and --max-batch are {} and {}",
+                            spec.execution->num_procs, spec.execution->batch_size, spec.gpus, spec.batch));
+  }
   CodesignResult result;
   std::vector<NetworkPoint> all = enumerate_networks(t, prices, spec.gpus);
   result.networks = all.size();
@@ -180,7 +195,9 @@ CodesignResult run_codesign(const llm::Application& app, const llm::System& mach
     s.ranks = spec.ranks;
     // Each rank's bar comes from what it has seen (on ranks other than 0, its own share only): a looser bar prunes
     // less, never something that matters, so rank 0's merged list is exact.
-    const llm::SearchResult r = spec.merge ? spec.merge(llm::run_search(model, s), model) : llm::run_search(model, s);
+    const llm::SearchResult r = spec.execution ? evaluate_one(model, *spec.execution)
+                                : spec.merge   ? spec.merge(llm::run_search(model, s), model)
+                                               : llm::run_search(model, s);
     ++result.searched;
     result.evaluated += r.enumerated;
     result.pruned += r.pruned;

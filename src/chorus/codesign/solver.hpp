@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct CodesignSpec {
   double budget_total_gbps = std::numeric_limits<double>::infinity();  // sum over dimensions, per GPU
   llm::SearchDims dims;
   bool prune = true;  // off: every network and every parallelism fully evaluated (the brute force, for tests)
+  // Given: only this parallelism, on every network (the network search alone, as netopt for a fixed workload).
+  // Its num_procs and batch_size must be gpus and batch.
+  std::optional<llm::Execution> execution;
   // Under mpirun: this process's share of each network's planner search, and the merge of the shares (every rank
   // calls it once per network, in the same order; llm::ProcessGroup::merge). Empty: one process.
   int rank = 0;
