@@ -141,6 +141,24 @@ TEST(CodesignCli, CostObjectiveNeedsTimeTarget) {
   expect_input_error(run_chorus(a, true), {"--time-target"});
 }
 
+TEST(CodesignCli, ExecThatDisagreesWithGpusOrBatch) {
+  // The shipped Llama 3 70B execution trains 512 sequences on 1,024 GPUs; --max-batch 1024 disagrees.
+  const std::vector<std::string> a = {"codesign",
+                                      "--model",
+                                      std::string(CHORUS_SOURCE_DIR) + "/examples/llm/llama3-70b.json",
+                                      "--gpus",
+                                      "1024",
+                                      "--max-batch",
+                                      "1024",
+                                      "--network",
+                                      write_file("t11.yml", kTemplate),
+                                      "--cost",
+                                      write_file("c11.yml", kPrices),
+                                      "--exec",
+                                      std::string(CHORUS_SOURCE_DIR) + "/examples/llm/llama3-70b_exec.json"};
+  expect_input_error(run_chorus(a, true), {"--exec", "batch_size 512", "--max-batch"});
+}
+
 TEST(CodesignCli, TimeTargetNoDesignMeets) {
   std::vector<std::string> a = args(write_file("t9.yml", kTemplate), write_file("c9.yml", kPrices));
   for (const char* extra : {"--objective", "cost", "--time-target", "1ms"})
