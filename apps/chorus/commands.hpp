@@ -15,6 +15,7 @@ void register_collective_command(CLI::App& app);
 void register_bound_command(CLI::App& app);
 void register_llm_command(CLI::App& app);
 void register_netopt_command(CLI::App& app);
+void register_codesign_command(CLI::App& app);
 void register_sim_command(CLI::App& app);
 void register_generate_command(CLI::App& app);
 void register_convert_command(CLI::App& app);

@@ -89,6 +89,7 @@ constexpr Subcommand kSubcommands[] = {
     {"bound", chorus::cli::register_bound_command},
     {"llm", chorus::cli::register_llm_command},
     {"netopt", chorus::cli::register_netopt_command},
+    {"codesign", chorus::cli::register_codesign_command},
     {"sim", chorus::cli::register_sim_command},
     {"generate", chorus::cli::register_generate_command},
     {"convert", chorus::cli::register_convert_command},

@@ -162,6 +162,8 @@ std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int
         continue;
       for (int64_t cp : context_pars(app, n / (tp * pp), dims)) {
         const int64_t dp = n / (tp * pp * cp);
+        if (dims.exact_batch && max_batch % dp != 0)
+          continue;
         const std::vector<int64_t> interleavings = pp == 1 ? std::vector<int64_t>{1} : divisors(app.num_blocks / pp);
         const int64_t batch = largest_batch(dp, max_batch);
         std::vector<int64_t> mbs;
@@ -306,7 +308,10 @@ class TaskRunner {
   // current N-th best. Each term is part of the total and every other term is >= 0, so this never drops a
   // configuration that belongs in the top list.
   bool cannot_win(const Task& t, const Execution& e, const BlockCost& b) const {
-    if (!spec_.prune || spec_.csv_sink || !w_.top.full())
+    if (!spec_.prune || spec_.csv_sink)
+      return false;
+    const double bar = std::max(spec_.min_rate, w_.top.full() ? w_.worst_rate() : 0.0);
+    if (bar <= 0)
       return false;
     const double n_mb = static_cast<double>(t.batch / (t.dp * e.microbatch_size));
     const double bpp = static_cast<double>(model_.application().num_blocks / t.pp);
@@ -314,7 +319,7 @@ class TaskRunner {
     const double block = b.fw.time + b.bw.time + b.re.time;
     const double head = head_cost(model_.application(), e, model_.hardware(e.datatype)).time;
     const double lower = n_mb * bpp * block + static_cast<double>(t.pp - 1) * bpc * block + n_mb * head;
-    return static_cast<double>(t.batch) / lower < w_.worst_rate();
+    return static_cast<double>(t.batch) / lower < bar;
   }
 
   void evaluate_one(const Execution& e, Stats& st) {

@@ -49,6 +49,9 @@ struct SearchDims {
   // decomposed GEMMs with no overlap only (Calculon's tiles can beat the collective's own time; docs/llm.md).
   bool calculon_tp_overlap = true;
   bool fused_attention = false;  // every candidate runs fused (Flash) attention; the space's size is unchanged
+  // Only data parallelisms (x CP) that divide max_batch: every configuration trains exactly max_batch sequences, so
+  // iteration times compare directly (chorus codesign).
+  bool exact_batch = false;
 };
 
 struct SearchSpec {
@@ -59,6 +62,9 @@ struct SearchSpec {
   int top_n = 10;
   int threads = 1;
   bool prune = true;  // off: evaluate every configuration (used to check that pruning changes nothing)
+  // A caller's own bar (chorus codesign): groups that cannot reach this sample rate are skipped as those that cannot
+  // enter the top list are (only with prune). Configurations below it may still be returned.
+  double min_rate = 0;
   // Every valid configuration as CSV rows, in chunks, from any thread (calls are serialised). Disables the
   // "cannot win" pruning, since every valid row is wanted.
   std::function<void(const std::string&)> csv_sink;

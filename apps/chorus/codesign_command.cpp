@@ -1,0 +1,156 @@
+// `chorus codesign`: parallelism, per-dimension network and collective algorithm chosen in one search under a
+// budget (docs/codesign.md).
+//
+//   chorus codesign --model examples/llm/llama3-70b.json --gpus 1024 --max-batch 1024 --machine dgx-h100
+//       --network examples/codesign/rail_2tier.yml --cost examples/codesign/cost.yml --budget dollars=60e6
+//       --objective time --top 10 [--json] [--report codesign.html]
+#include <algorithm>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "chorus/codesign/design_text.hpp"
+#include "chorus/codesign/solver.hpp"
+#include "chorus/core/error.hpp"
+#include "chorus/core/parse_units.hpp"
+#include "chorus/io/output_file.hpp"
+#include "chorus/llm/distributed.hpp"
+#include "chorus/llm/system_presets.hpp"
+#include "chorus/netopt/budget_text.hpp"
+#include "commands.hpp"
+
+namespace chorus::cli {
+
+namespace {
+
+struct CodesignOptions {
+  std::string model, machine = "dgx-h100", network, cost, objective = "time", time_target, datatype = "bfloat16";
+  std::vector<std::string> budgets;
+  int64_t gpus = 0, max_batch = 0;
+  int top = 10, threads = 0;
+  bool json = false, context_par = false, fsdp = false;
+  std::string report, exec;
+};
+
+void run(const CodesignOptions& o) {
+  if (o.gpus <= 0)
+    throw Error("--gpus", "", "must be > 0");
+  if (o.max_batch <= 0)
+    throw Error("--max-batch", "", "must be > 0");
+  if (o.top <= 0 || o.top > 100000)
+    throw Error("--top", "", fmt::format("is {}; must be 1 to 100000", o.top));
+  codesign::CodesignSpec spec;
+  spec.objective = codesign::parse_objective(o.objective);
+  if (!o.time_target.empty()) {
+    if (spec.objective != codesign::Objective::kCost)
+      throw Error("--time-target", "", "applies only with --objective cost");
+    spec.time_target_s = parse_time(o.time_target, Argument{"time_target"}).seconds();
+    if (!(spec.time_target_s > 0))
+      throw Error("--time-target", "", "must be > 0");
+  }
+  netopt::Budget budget;
+  for (const std::string& b : o.budgets)
+    netopt::apply_budget(b, budget);
+  if (budget.dollars)
+    spec.budget_dollars = *budget.dollars;
+  if (budget.total_bandwidth_gbps)
+    spec.budget_total_gbps = *budget.total_bandwidth_gbps;
+  const llm::Application app = llm::read_application(o.model);
+  const llm::System machine = llm::resolve_system(o.machine);
+  spec.datatype = machine.datatype_index(o.datatype);
+  if (spec.datatype < 0)
+    throw Error(o.machine, "matrix", fmt::format("has no datatype '{}' (--datatype)", o.datatype));
+  const codesign::NetworkTemplate t = codesign::load_network_template(o.network);
+  const codesign::CostFile prices = codesign::load_cost_file(o.cost, t);
+  spec.gpus = o.gpus;
+  spec.batch = o.max_batch;
+  spec.top_n = o.top;
+  spec.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  spec.dims.context_par = o.context_par;
+  spec.dims.fsdp = o.fsdp;
+  if (!o.exec.empty()) {
+    // Checked against the default network's system: its tier indices must be the template's dimensions.
+    spec.execution = llm::read_execution(
+        o.exec, app, codesign::network_system(machine, t, codesign::default_network(t, prices, o.gpus)));
+  }
+  llm::ProcessGroup group;  // under mpirun: each network's planner search split over the ranks
+  if (group.size() > 1 && !spec.execution) {
+    spec.rank = group.rank();
+    spec.ranks = group.size();
+    spec.merge = [&group, &spec](const llm::SearchResult& local, const llm::IterationModel& model) {
+      return group.merge(local, model, spec.top_n);
+    };
+  }
+  const codesign::CodesignResult r = codesign::run_codesign(app, machine, t, prices, spec);
+  group.barrier();
+  if (group.rank() != 0)
+    return;
+  if (spec.objective == codesign::Objective::kCost && r.top.empty()) {
+    throw Error("--time-target", "",
+                fmt::format("is {:.6g} s; no design within the budget is that fast (fastest: {:.6g} s)",
+                            spec.time_target_s, r.fastest_s));
+  }
+  if (!o.report.empty()) {
+    write_output_file(o.report, Argument{"report"},
+                      codesign::report_html(t, r, fmt::format("chorus codesign: {} on {} GPUs", o.model, o.gpus)));
+  }
+  if (o.json) {
+    fmt::print("{}\n", codesign::result_json(t, machine, r, spec.objective).dump(2));
+    return;
+  }
+  fmt::print(
+      "{} (parallelism, network) pairs decided in {:.2f} s on {} thread(s) x {} rank(s), {} pruned; {} networks, {} "
+      "over the budget, {} searched\n",
+      r.evaluated, r.seconds, spec.threads, group.size(), r.pruned, r.networks, r.over_budget, r.searched);
+  if (r.top.empty()) {
+    fmt::print("no design fits in memory on any network within the budget\n");
+    return;
+  }
+  fmt::print("{:>3} {:>9} {:>10} {:>10}  {}\n", "#", "time s", "cost $M", "tok/s/$", "parallelism / network");
+  for (size_t i = 0; i < r.top.size(); ++i) {
+    const codesign::Design& d = r.top[i];
+    fmt::print("{:>3} {:>9.4f} {:>10.3f} {:>10.5f}  {}\n{:>36}{}\n", i + 1, d.time_s, d.cost / 1e6,
+               d.tokens_per_s_per_dollar, codesign::execution_text(d.execution), "",
+               codesign::network_text(t, d.network));
+  }
+  fmt::print("pareto front (cost $M, time s):");
+  for (const codesign::ParetoPoint& p : r.pareto)
+    fmt::print(" ({:.3f}, {:.4f})", p.cost / 1e6, p.time_s);
+  fmt::print("\n");
+}
+
+}  // namespace
+
+void register_codesign_command(CLI::App& app) {
+  auto o = std::make_shared<CodesignOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "codesign", "choose parallelism, network bandwidths and collective algorithms together under a budget");
+  cmd->add_option("--model", o->model, "application JSON (llm's model files)")->required();
+  cmd->add_option("--gpus", o->gpus, "number of GPUs")->required();
+  cmd->add_option("--max-batch", o->max_batch,
+                  "global batch in sequences; every design trains exactly this many (DP x CP divides it)")
+      ->required();
+  cmd->add_option("--machine", o->machine, "GPU system preset or system JSON (its tiers give latency and efficiency)")
+      ->capture_default_str();
+  cmd->add_option("--network", o->network, "network template YAML (docs/codesign.md)")->required();
+  cmd->add_option("--cost", o->cost, "price list YAML (docs/codesign.md)")->required();
+  cmd->add_option("--budget", o->budgets, "dollars=<number> and/or total-bw=<bandwidth per GPU>; repeatable");
+  cmd->add_option("--objective", o->objective, "time | cost (needs --time-target) | time-x-cost | tokens-per-dollar")
+      ->capture_default_str();
+  cmd->add_option("--time-target", o->time_target, "iteration time to meet with --objective cost, e.g. 20s");
+  cmd->add_option("--top", o->top, "designs to list")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)");
+  cmd->add_option("--datatype", o->datatype, "datatype of the machine to train in")->capture_default_str();
+  cmd->add_flag("--context-par", o->context_par, "also search context parallelism");
+  cmd->add_flag("--fsdp", o->fsdp, "also search ZeRO-2 and ZeRO-3");
+  cmd->add_option("--exec", o->exec,
+                  "only this parallelism (Calculon execution JSON): the best network for it, as netopt for a fixed "
+                  "workload");
+  cmd->add_option("--report", o->report, "write the cost-time Pareto front and the top designs as HTML");
+  cmd->add_flag("--json", o->json, "print best, top, pareto, evaluated, pruned as JSON");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace chorus::cli

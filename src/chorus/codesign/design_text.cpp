@@ -1,0 +1,135 @@
+// Text, JSON and HTML forms of co-design results (see design_text.hpp).
+#include "chorus/codesign/design_text.hpp"
+
+#include <fmt/format.h>
+
+#include "chorus/llm/report.hpp"
+#include "chorus/report/html_page.hpp"
+#include "chorus/report/svg_chart.hpp"
+
+namespace chorus::codesign {
+
+std::string execution_text(const llm::Execution& e) {
+  std::string s = fmt::format("tp{} pp{} dp{}", e.tensor_par, e.pipeline_par, e.data_par);
+  if (e.expert_par > 1)
+    s += fmt::format(" ep{}", e.expert_par);
+  if (e.context_par > 1)
+    s += fmt::format(" cp{}", e.context_par);
+  s += fmt::format(" v{} mbs{} {} {}", e.pipeline_interleaving, e.microbatch_size, llm::to_string(e.recompute),
+                   llm::to_string(e.tp_comm));
+  if (e.fsdp == llm::Fsdp::kZero2 || e.fsdp == llm::Fsdp::kZero3)
+    s += fmt::format(" {}", llm::to_string(e.fsdp));
+  else if (e.optimizer_sharding)
+    s += " zero1";
+  if (e.tp_overlap != llm::TpOverlap::kNone)
+    s += fmt::format(" ovl={}", llm::to_string(e.tp_overlap));
+  if (e.data_par_overlap)
+    s += " dp-ovl";
+  if (e.weight_offload || e.activations_offload || e.optimizer_offload)
+    s += fmt::format(" off={:d}{:d}{:d}", e.weight_offload, e.activations_offload, e.optimizer_offload);
+  s += fmt::format(" nets={}{}{}", e.tensor_par_net, e.pipeline_par_net, e.data_par_net);
+  return s;
+}
+
+std::string network_text(const NetworkTemplate& t, const NetworkPoint& p) {
+  std::string s;
+  for (size_t i = 0; i < p.dims.size(); ++i) {
+    const DimensionSetting& d = p.dims[i];
+    s += fmt::format("{}{} {:g}GB/s x{}", i ? " | " : "", t.dimensions[i].name, d.bandwidth_gbps, d.size);
+    if (d.oversubscription != 1)
+      s += fmt::format(" {:g}:1", d.oversubscription);
+    s += fmt::format(" {}", to_string(d.algorithm));
+  }
+  return s;
+}
+
+nlohmann::json network_json(const NetworkTemplate& t, const NetworkPoint& p) {
+  nlohmann::json dims = nlohmann::json::array();
+  for (size_t i = 0; i < p.dims.size(); ++i) {
+    const DimensionSetting& d = p.dims[i];
+    dims.push_back({{"name", t.dimensions[i].name},
+                    {"bandwidth_GBps", d.bandwidth_gbps},
+                    {"size", d.size},
+                    {"oversubscription", d.oversubscription},
+                    {"algorithm", to_string(d.algorithm)}});
+  }
+  return {{"dimensions", dims}, {"cost", p.cost}};
+}
+
+nlohmann::json design_json(const NetworkTemplate& t, const llm::System& machine, const Design& d) {
+  const llm::System sys = network_system(machine, t, d.network);
+  return {{"execution", llm::execution_to_json(d.execution, sys)},
+          {"network", network_json(t, d.network)},
+          {"time_s", d.time_s},
+          {"cost", d.cost},
+          {"tokens_per_s_per_dollar", d.tokens_per_s_per_dollar},
+          {"sample_rate", d.stats.sample_rate},
+          {"objective", d.objective}};
+}
+
+nlohmann::json result_json(const NetworkTemplate& t, const llm::System& machine, const CodesignResult& r,
+                           Objective objective) {
+  nlohmann::json j;
+  j["objective"] = to_string(objective);
+  j["best"] = r.top.empty() ? nlohmann::json(nullptr) : design_json(t, machine, r.top.front());
+  j["top"] = nlohmann::json::array();
+  for (const Design& d : r.top)
+    j["top"].push_back(design_json(t, machine, d));
+  j["pareto"] = nlohmann::json::array();
+  for (const ParetoPoint& p : r.pareto)
+    j["pareto"].push_back({{"cost", p.cost}, {"time_s", p.time_s}});
+  j["evaluated"] = r.evaluated;
+  j["pruned"] = r.pruned;
+  j["networks"] = r.networks;
+  j["networks_over_budget"] = r.over_budget;
+  j["networks_searched"] = r.searched;
+  j["cheapest_network_cost"] = r.cheapest_cost;
+  j["seconds"] = r.seconds;
+  return j;
+}
+
+std::string report_html(const NetworkTemplate& t, const CodesignResult& r, const std::string& title) {
+  HtmlPage page(title);
+  page.heading("Cost-time Pareto front");
+  page.paragraph(fmt::format(
+      "Each point is a network of the template within the budget that trains faster than every cheaper one, at its "
+      "best parallelism. {} networks of {} searched, {} over the budget; {} (parallelism, network) pairs decided, {} "
+      "pruned by a bound.",
+      r.searched, r.networks, r.over_budget, r.evaluated, r.pruned));
+  LineChart chart;
+  chart.title = "iteration time against cost";
+  chart.x_label = "cost ($M)";
+  chart.y_label = "iteration time (s)";
+  chart.log_x = false;
+  chart.log_y = false;
+  Series front;
+  front.name = "Pareto front";
+  front.color = "#1f77b4";
+  for (const ParetoPoint& p : r.pareto)
+    front.points.push_back({p.cost / 1e6, p.time_s});
+  chart.series.push_back(front);
+  Series top;
+  top.name = "top designs";
+  top.color = "#d62728";
+  top.line = false;
+  for (const Design& d : r.top)
+    top.points.push_back({d.cost / 1e6, d.time_s});
+  chart.series.push_back(top);
+  page.raw(render_line_chart(chart));
+  std::vector<std::vector<std::string>> rows{{"cost $", "iteration s"}};
+  for (const ParetoPoint& p : r.pareto)
+    rows.push_back({fmt::format("{:.0f}", p.cost), fmt::format("{:.4f}", p.time_s)});
+  page.table(rows);
+  page.heading("Top designs");
+  std::vector<std::vector<std::string>> designs{{"#", "time s", "cost $", "tokens/s/$", "parallelism", "network"}};
+  for (size_t i = 0; i < r.top.size(); ++i) {
+    const Design& d = r.top[i];
+    designs.push_back({std::to_string(i + 1), fmt::format("{:.4f}", d.time_s), fmt::format("{:.0f}", d.cost),
+                       fmt::format("{:.4g}", d.tokens_per_s_per_dollar), execution_text(d.execution),
+                       network_text(t, d.network)});
+  }
+  page.table(designs);
+  return page.str();
+}
+
+}  // namespace chorus::codesign

@@ -1,0 +1,212 @@
+// chorus codesign on the command line: the JSON fields scripts read, and bad input as one line naming the file or
+// option and the field, exit status 2.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "chorus/llm/distributed.hpp"
+#include "tests/support/cli_runner.hpp"
+#include "tests/support/input_error.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using chorus::testing_support::expect_input_error;
+using chorus::testing_support::run_chorus;
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const fs::path path = fs::temp_directory_path() / ("chorus_codesign_cli_" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+const std::string kModel = std::string(CHORUS_SOURCE_DIR) + "/examples/llm/llama2-7b.json";
+
+constexpr const char* kTemplate = R"(dimensions:
+  - name: nvlink
+    size: 8
+    bandwidth_GBps: 450
+  - name: scale-out
+    size: all
+    bandwidth_GBps: {values: [25, 50, 100], default: 50}
+)";
+// GPUs $10,000; scale-out: 1 port per 50 GB/s, $1,000 NIC + $500 switch port + $200 cable; 16 GPUs on one radix-64
+// switch (one level). Networks: 25 and 50 GB/s: 16 x (10,000 + 1,700) = $187,200; 100 GB/s: 16 x 13,400 = $214,400.
+constexpr const char* kPrices = R"(gpu_dollars: 10000
+dimensions:
+  nvlink: {node_gpus: 8}
+  scale-out: {port_GBps: 50, nic_port_dollars: 1000, switch_port_dollars: 500, cable_dollars: 200}
+)";
+
+std::vector<std::string> args(const std::string& network, const std::string& cost) {
+  return {"codesign",  "--model",   kModel,  "--gpus", "16", "--max-batch", "32", "--machine",
+          "h100-80gb", "--network", network, "--cost", cost, "--threads",   "2"};
+}
+
+TEST(CodesignCli, JsonHasBestTopParetoAndCounts) {
+  std::vector<std::string> a = args(write_file("t.yml", kTemplate), write_file("c.yml", kPrices));
+  for (const char* extra : {"--budget", "dollars=2e5", "--top", "3", "--json"})
+    a.emplace_back(extra);
+  const auto run = run_chorus(a, false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  // Under $200,000 only the 25 and 50 GB/s networks fit ($187,200 each); 100 GB/s ($214,400) is over.
+  EXPECT_EQ(j["networks"], 3);
+  EXPECT_EQ(j["networks_over_budget"], 1);
+  EXPECT_DOUBLE_EQ(j["best"]["cost"].get<double>(), 187200.0);
+  EXPECT_EQ(j["best"]["network"]["dimensions"][1]["bandwidth_GBps"], 50.0);  // the faster at the same price
+  EXPECT_EQ(j["top"].size(), 3u);
+  EXPECT_EQ(j["best"]["time_s"], j["top"][0]["time_s"]);
+  // tokens/s per $: batch 32 x seq 4096 / time / cost
+  const double time_s = j["best"]["time_s"].get<double>();
+  EXPECT_NEAR(j["best"]["tokens_per_s_per_dollar"].get<double>(), 32.0 * 4096 / time_s / 187200.0, 1e-12);
+  // One price, so the front is the fastest design at $187,200.
+  ASSERT_EQ(j["pareto"].size(), 1u);
+  EXPECT_EQ(j["pareto"][0]["cost"], 187200.0);
+  EXPECT_EQ(j["pareto"][0]["time_s"], j["best"]["time_s"]);
+  EXPECT_GT(j["evaluated"].get<int64_t>(), 0);
+  EXPECT_GE(j["pruned"].get<int64_t>(), 0);
+  for (const char* key : {"tensor_par", "pipeline_par", "data_par", "microbatch_size"})
+    EXPECT_TRUE(j["best"]["execution"].contains(key)) << key;
+}
+
+TEST(CodesignCli, TotalBandwidthBudgetAndReport) {
+  // total-bw=500GB/s: 450 + 25 and 450 + 50 fit, 450 + 100 = 550 GB/s per GPU does not.
+  std::vector<std::string> a = args(write_file("t8.yml", kTemplate), write_file("c8.yml", kPrices));
+  const std::string report = (fs::temp_directory_path() / "chorus_codesign_cli_report.html").string();
+  for (const std::string& extra : {std::string("--budget"), std::string("total-bw=500GB/s"), std::string("--top"),
+                                   std::string("1"), std::string("--report"), report, std::string("--json")})
+    a.push_back(extra);
+  const auto run = run_chorus(a, false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["networks_over_budget"], 1);
+  EXPECT_DOUBLE_EQ(j["best"]["cost"].get<double>(), 187200.0);
+  std::ifstream in(report);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("187200"), std::string::npos);  // the front's one point, in the table
+}
+
+TEST(CodesignCli, TemplateWithNothingFree) {
+  const std::string t = write_file("fixed.yml", R"(dimensions:
+  - {name: nvlink, size: 8, bandwidth_GBps: 450}
+  - {name: scale-out, size: all, bandwidth_GBps: 50}
+)");
+  expect_input_error(run_chorus(args(t, write_file("c2.yml", kPrices)), true),
+                     {"fixed.yml", "dimensions", "nothing is free"});
+}
+
+TEST(CodesignCli, BudgetBelowCheapestNetwork) {
+  std::vector<std::string> a = args(write_file("t3.yml", kTemplate), write_file("c3.yml", kPrices));
+  a.emplace_back("--budget");
+  a.emplace_back("dollars=1e5");
+  expect_input_error(run_chorus(a, true), {"--budget", "dollars=1e+05", "cheapest costs $1.872e+05"});
+}
+
+TEST(CodesignCli, GpusTheTemplateCannotHold) {
+  const std::string t = write_file("small_pod.yml", R"(dimensions:
+  - {name: nvlink, size: 8, bandwidth_GBps: 450}
+  - {name: scale-out, size: 8, bandwidth_GBps: {values: [25, 50], default: 50}}
+)");
+  expect_input_error(run_chorus(args(t, write_file("c4.yml", kPrices)), true),
+                     {"small_pod.yml", "dimensions[1].size", "16 GPUs"});
+}
+
+TEST(CodesignCli, UnknownObjective) {
+  std::vector<std::string> a = args(write_file("t5.yml", kTemplate), write_file("c5.yml", kPrices));
+  a.emplace_back("--objective");
+  a.emplace_back("fastest");
+  expect_input_error(run_chorus(a, true), {"--objective", "fastest"});
+}
+
+TEST(CodesignCli, CostFileMissingADimension) {
+  const std::string c = write_file("c6.yml", "gpu_dollars: 1\ndimensions:\n  nvlink: {node_gpus: 8}\n");
+  expect_input_error(run_chorus(args(write_file("t6.yml", kTemplate), c), true),
+                     {"c6.yml", "dimensions.scale-out", "missing"});
+}
+
+TEST(CodesignCli, CostObjectiveNeedsTimeTarget) {
+  std::vector<std::string> a = args(write_file("t7.yml", kTemplate), write_file("c7.yml", kPrices));
+  a.emplace_back("--objective");
+  a.emplace_back("cost");
+  expect_input_error(run_chorus(a, true), {"--time-target"});
+}
+
+TEST(CodesignCli, ExecThatDisagreesWithGpusOrBatch) {
+  // The shipped Llama 3 70B execution trains 512 sequences on 1,024 GPUs; --max-batch 1024 disagrees.
+  const std::vector<std::string> a = {"codesign",
+                                      "--model",
+                                      std::string(CHORUS_SOURCE_DIR) + "/examples/llm/llama3-70b.json",
+                                      "--gpus",
+                                      "1024",
+                                      "--max-batch",
+                                      "1024",
+                                      "--network",
+                                      write_file("t11.yml", kTemplate),
+                                      "--cost",
+                                      write_file("c11.yml", kPrices),
+                                      "--exec",
+                                      std::string(CHORUS_SOURCE_DIR) + "/examples/llm/llama3-70b_exec.json"};
+  expect_input_error(run_chorus(a, true), {"--exec", "batch_size 512", "--max-batch"});
+}
+
+TEST(CodesignCli, TimeTargetNoDesignMeets) {
+  std::vector<std::string> a = args(write_file("t9.yml", kTemplate), write_file("c9.yml", kPrices));
+  for (const char* extra : {"--objective", "cost", "--time-target", "1ms"})
+    a.emplace_back(extra);
+  expect_input_error(run_chorus(a, true), {"--time-target", "no design within the budget"});
+}
+
+// Under mpirun each network's planner search is split over the ranks and merged on rank 0: the same answer.
+TEST(CodesignCli, MpirunSplitGivesTheSameAnswer) {
+  if (!chorus::llm::ProcessGroup::mpi_available())
+    GTEST_SKIP() << "built without MPI";
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no mpirun";
+  std::vector<std::string> a = args(write_file("t10.yml", kTemplate), write_file("c10.yml", kPrices));
+  a.back() = "1";  // --threads 1
+  for (const char* extra : {"--top", "4", "--json"})
+    a.emplace_back(extra);
+  const auto single = run_chorus(a, false);
+  ASSERT_EQ(single.status, 0) << single.out;
+  // Under AddressSanitizer the ranks keep every check but leak detection (Open MPI's MPI_Init allocations are never
+  // freed), as tests/llm/search_test.cpp does.
+#if defined(__SANITIZE_ADDRESS__)
+  std::string command = "timeout -k 5 60 mpirun -x ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 ";
+#else
+  std::string command = "timeout -k 5 60 mpirun ";
+#endif
+  command += "--allow-run-as-root --oversubscribe -np 2 ";
+  command += chorus::testing_support::shell_quote(CHORUS_BINARY);
+  for (const std::string& arg : a) {
+    command += ' ';
+    command += chorus::testing_support::shell_quote(arg);
+  }
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    out.append(buffer, n);
+  ASSERT_EQ(::pclose(pipe), 0) << out;
+  const nlohmann::json x = nlohmann::json::parse(single.out), y = nlohmann::json::parse(out);
+  EXPECT_EQ(x["evaluated"], y["evaluated"]);
+  EXPECT_EQ(x["pareto"], y["pareto"]);
+  ASSERT_EQ(x["top"].size(), y["top"].size());
+  for (size_t i = 0; i < x["top"].size(); ++i) {
+    EXPECT_EQ(x["top"][i]["execution"], y["top"][i]["execution"]) << i;
+    EXPECT_EQ(x["top"][i]["network"], y["top"][i]["network"]) << i;
+    EXPECT_EQ(x["top"][i]["time_s"], y["top"][i]["time_s"]) << i;
+  }
+}
+
+}  // namespace
