@@ -5,6 +5,7 @@
 //       --network examples/codesign/rail_2tier.yml --cost examples/codesign/cost.yml --budget dollars=60e6
 //       --objective time --top 10 [--json] [--report codesign.html]
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <thread>
 
@@ -13,6 +14,7 @@
 
 #include "chorus/codesign/design_text.hpp"
 #include "chorus/codesign/solver.hpp"
+#include "chorus/codesign/verify_sim.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "chorus/io/output_file.hpp"
@@ -31,10 +33,36 @@ struct CodesignOptions {
   int64_t gpus = 0, max_batch = 0;
   int top = 10, threads = 0;
   bool json = false, context_par = false, fsdp = false;
-  std::string report, exec;
+  std::string report, exec, verify;
 };
 
+// --verify sim: the top designs simulated, printed (or added to the JSON) beside the planner's times.
+std::vector<codesign::SimCheck> verify(const CodesignOptions& o, const llm::Application& app,
+                                       const llm::System& machine, const codesign::NetworkTemplate& t,
+                                       const codesign::CodesignResult& r) {
+  if (o.verify.empty())
+    return {};
+  return codesign::verify_designs(app, machine, t, r.top, r.top.size(), std::filesystem::path(o.model).stem().string());
+}
+
+void print_checks(const std::vector<codesign::SimCheck>& checks) {
+  if (checks.empty())
+    return;
+  fmt::print("--verify sim (llm run --engine sim on each design's network):\n{:>3} {:>10} {:>10} {:>9}\n", "#",
+             "planner s", "sim s", "sim/plan");
+  for (size_t i = 0; i < checks.size(); ++i) {
+    const codesign::SimCheck& c = checks[i];
+    if (!c.skipped.empty()) {
+      fmt::print("{:>3} {:>10.4f}  not simulated: {}\n", i + 1, c.planner_s, c.skipped);
+    } else {
+      fmt::print("{:>3} {:>10.4f} {:>10.4f} {:>9.3f}\n", i + 1, c.planner_s, c.sim_s, c.sim_s / c.planner_s);
+    }
+  }
+}
+
 void run(const CodesignOptions& o) {
+  if (!o.verify.empty() && o.verify != "sim")
+    throw Error("--verify", "", fmt::format("is '{}'; expected sim", o.verify));
   if (o.gpus <= 0)
     throw Error("--gpus", "", "must be > 0");
   if (o.max_batch <= 0)
@@ -92,12 +120,22 @@ void run(const CodesignOptions& o) {
                 fmt::format("is {:.6g} s; no design within the budget is that fast (fastest: {:.6g} s)",
                             spec.time_target_s, r.fastest_s));
   }
+  const std::vector<codesign::SimCheck> checks = verify(o, app, machine, t, r);
   if (!o.report.empty()) {
     write_output_file(o.report, Argument{"report"},
                       codesign::report_html(t, r, fmt::format("chorus codesign: {} on {} GPUs", o.model, o.gpus)));
   }
   if (o.json) {
-    fmt::print("{}\n", codesign::result_json(t, machine, r, spec.objective).dump(2));
+    nlohmann::json j = codesign::result_json(t, machine, r, spec.objective);
+    for (size_t i = 0; i < checks.size(); ++i) {
+      nlohmann::json& d = j["top"][i];
+      d["sim_time_s"] = checks[i].skipped.empty() ? nlohmann::json(checks[i].sim_s) : nlohmann::json(nullptr);
+      if (!checks[i].skipped.empty())
+        d["sim_skipped"] = checks[i].skipped;
+    }
+    if (!checks.empty())
+      j["best"]["sim_time_s"] = j["top"][0]["sim_time_s"];
+    fmt::print("{}\n", j.dump(2));
     return;
   }
   fmt::print(
@@ -119,6 +157,7 @@ void run(const CodesignOptions& o) {
   for (const codesign::ParetoPoint& p : r.pareto)
     fmt::print(" ({:.3f}, {:.4f})", p.cost / 1e6, p.time_s);
   fmt::print("\n");
+  print_checks(checks);
 }
 
 }  // namespace
@@ -148,6 +187,8 @@ void register_codesign_command(CLI::App& app) {
   cmd->add_option("--exec", o->exec,
                   "only this parallelism (Calculon execution JSON): the best network for it, as netopt for a fixed "
                   "workload");
+  cmd->add_option("--verify", o->verify,
+                  "sim: simulate each of the top designs end to end (llm run --engine sim) beside the planner");
   cmd->add_option("--report", o->report, "write the cost-time Pareto front and the top designs as HTML");
   cmd->add_flag("--json", o->json, "print best, top, pareto, evaluated, pruned as JSON");
   cmd->callback([o] { run(*o); });

@@ -78,6 +78,27 @@ TEST(CodesignCli, JsonHasBestTopParetoAndCounts) {
     EXPECT_TRUE(j["best"]["execution"].contains(key)) << key;
 }
 
+TEST(CodesignCli, VerifySimSimulatesTheTopDesigns) {
+  // --verify sim runs each top design through llm run --engine sim on its own network; the two engines agree
+  // within 15 % on this small job (docs/llm.md: within 5 % on the compare jobs, TP overlap aside).
+  std::vector<std::string> a = args(write_file("tv.yml", kTemplate), write_file("cv.yml", kPrices));
+  for (const char* extra : {"--budget", "dollars=2e5", "--top", "2", "--json", "--verify", "sim"})
+    a.emplace_back(extra);
+  const auto run = run_chorus(a, false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  ASSERT_EQ(j["top"].size(), 2u);
+  for (const auto& d : j["top"]) {
+    ASSERT_TRUE(d["sim_time_s"].is_number()) << d.dump();
+    EXPECT_NEAR(d["sim_time_s"].get<double>() / d["time_s"].get<double>(), 1.0, 0.15);
+  }
+  EXPECT_EQ(j["best"]["sim_time_s"], j["top"][0]["sim_time_s"]);
+  std::vector<std::string> bad = args(write_file("tv.yml", kTemplate), write_file("cv.yml", kPrices));
+  for (const char* extra : {"--verify", "simulator"})
+    bad.emplace_back(extra);
+  expect_input_error(run_chorus(bad, true), {"--verify", "expected sim"});
+}
+
 TEST(CodesignCli, TotalBandwidthBudgetAndReport) {
   // total-bw=500GB/s: 450 + 25 and 450 + 50 fit, 450 + 100 = 550 GB/s per GPU does not.
   std::vector<std::string> a = args(write_file("t8.yml", kTemplate), write_file("c8.yml", kPrices));

@@ -109,13 +109,13 @@ TEST(SimEngine, BadInputIsOneLine) {
   const Job dense{"examples/llm/llama2-7b.json", "examples/llm/compare/dense_tp4_pp2_dp2.json"};
   // An execution the generator cannot express names the exec file and the key.
   auto exec = nlohmann::json::parse(std::ifstream(kSource + "/" + dense.exec));
-  exec["tensor_par_overlap"] = "ring";
-  const fs::path overlap = fs::temp_directory_path() / "chorus-engine-overlap.json";
-  std::ofstream(overlap) << exec.dump();
+  exec["training"] = false;
+  const fs::path inference = fs::temp_directory_path() / "chorus-engine-inference.json";
+  std::ofstream(inference) << exec.dump();
   auto args = run_args(dense, true);
-  args[7] = overlap.string();
-  expect_input_error(run_chorus(args, true), {"chorus-engine-overlap.json", "tensor_par_overlap"});
-  fs::remove(overlap);
+  args[7] = inference.string();
+  expect_input_error(run_chorus(args, true), {"chorus-engine-inference.json", "training"});
+  fs::remove(inference);
   // A network whose NPU count is not the job's 16 GPUs.
   const fs::path net = fs::temp_directory_path() / "chorus-engine-net.yml";
   std::ofstream(net) << "topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 100 ]\nlatency: [ 500 ]\n";

@@ -1,8 +1,10 @@
 // The generator as the simulator engine drives it (llm_engine/planned_spec.hpp): Megatron's interleaved 1F1B order
 // worked out by hand, the planner's times on the compute nodes, recompute and the optimizer step, overlapped DP
 // reductions, scattered pipeline messages, and an interleaved run whose finish time is derived step by step.
+#include <algorithm>
 #include <filesystem>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
@@ -166,6 +168,29 @@ TEST(LlmTrainingPlanned, InterleavedRunMatchesTheHandSchedule) {
   EXPECT_EQ(r.npus[1].finish, Time::ns(199576));
   EXPECT_EQ(r.npus[0].compute, Time::us(4 * 13 + 4 * 26));
   std::filesystem::remove_all(dir);
+}
+
+const chakra::TraceNode& named(const chakra::ChakraTrace& t, const std::string& name) {
+  for (const chakra::TraceNode& n : t.nodes) {
+    if (n.name == name)
+      return n;
+  }
+  throw std::runtime_error("no node " + name);
+}
+
+TEST(LlmTrainingPlanned, OverlappedTpCollectivesRunBesideTheCompute) {
+  // TP 2 with overlap: a half's All-Reduce waits only for what came before the half, as its compute does, and the
+  // next half waits for both, so the half lasts the longer of the two.
+  LlmTrainingSpec s = tiny_spec(1, 2, 1, 1);
+  s.model.vocab = 0;
+  s.tp_overlap = true;
+  const chakra::ChakraTrace t = llm_rank_trace(s, 0);
+  const auto& attention = named(t, "mb0.L1.attn.fwd");
+  const auto& reduce = named(t, "mb0.L1.attn.fwd.tp_all_reduce");
+  EXPECT_EQ(reduce.data_deps, attention.data_deps);
+  const auto& mlp = named(t, "mb0.L1.mlp.fwd");
+  EXPECT_NE(std::find(mlp.data_deps.begin(), mlp.data_deps.end(), attention.id), mlp.data_deps.end());
+  EXPECT_NE(std::find(mlp.data_deps.begin(), mlp.data_deps.end(), reduce.id), mlp.data_deps.end());
 }
 
 TEST(LlmTrainingPlanned, BadInterleavingNamesTheKey) {

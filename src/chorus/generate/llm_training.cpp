@@ -583,10 +583,15 @@ class RankTraceBuilder {
   // forward, f's conjugate in the backward), or All-Gather before and Reduce-Scatter after it under sequence
   // parallelism (Korthikanti et al. 2022, fig. 5), in both passes. `body` adds the half's own nodes.
   // With `ag_redo` the backward gathers the half's input once more (it was not kept from the forward).
+  // With `tp_overlap` the half's collectives leave the stream beside its compute and the next node waits for both.
   template <typename Body>
   void tensor_parallel_half(const std::string& name, Pass pass, Body body) {
     const bool tp = spec_.tp > 1;
     const int64_t bytes = tp_collective_bytes(spec_);
+    if (tp && spec_.tp_overlap) {
+      overlapped_half(name, pass, bytes, body);
+      return;
+    }
     if (tp && spec_.sequence_parallel && spec_.ag_redo && pass == Pass::Backward)
       collective(name + ".tp_all_gather_redo", CommType::AllGather, bytes / spec_.tp, tp_group_);
     if (tp && spec_.sequence_parallel)
@@ -597,6 +602,28 @@ class RankTraceBuilder {
     } else if (tp) {
       collective(name + ".tp_all_reduce", CommType::AllReduce, bytes, tp_group_);
     }
+  }
+
+  template <typename Body>
+  void overlapped_half(const std::string& name, Pass pass, int64_t bytes, Body body) {
+    std::vector<uint64_t> beside;
+    if (spec_.sequence_parallel) {
+      if (spec_.ag_redo && pass == Pass::Backward) {
+        beside.push_back(
+            collective(name + ".tp_all_gather_redo", CommType::AllGather, bytes / spec_.tp, tp_group_, false));
+      }
+      beside.push_back(collective(name + ".tp_all_gather", CommType::AllGather, bytes / spec_.tp, tp_group_, false));
+      beside.push_back(collective(name + ".tp_reduce_scatter", CommType::ReduceScatter, bytes, tp_group_, false));
+    } else {
+      beside.push_back(collective(name + ".tp_all_reduce", CommType::AllReduce, bytes, tp_group_, false));
+    }
+    // They wait, as the compute does, for what the stream still waits for (the previous half's collectives).
+    for (const uint64_t id : beside) {
+      std::vector<uint64_t>& deps = trace_.nodes[id].data_deps;
+      deps.insert(deps.end(), pending_.begin(), pending_.end());
+    }
+    body();
+    pending_.insert(pending_.end(), beside.begin(), beside.end());
   }
 
   static double scale_of(Pass pass) { return pass == Pass::Forward ? 1 : 2; }

@@ -89,6 +89,9 @@ struct LlmTrainingSpec {
   bool overlap_dp = false;
   bool pipeline_scatter = false;  // 1/tp of the activation per TP rank to the next stage, All-Gathered there
   bool ag_redo = false;           // sequence parallelism: the backward re-gathers each half's input
+  // The TP collectives of each half run beside its compute (tiled or decomposed GEMMs overlapping their
+  // collective): the half lasts at least the longer of the two, never less.
+  bool tp_overlap = false;
   std::optional<PlannerTimes> planned;
   uint32_t grad_group() const { return dp * cp; }
 };

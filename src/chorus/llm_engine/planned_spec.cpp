@@ -12,21 +12,10 @@ namespace {
 
 // The exec keys whose effect the generated trace cannot carry, each with the reason.
 void refuse_inexpressible(const llm::Execution& exe, const std::string& file) {
-  const auto refuse = [&](const char* key, const std::string& why) {
-    throw Error(file, key, fmt::format("is set; the simulator engine cannot express it yet ({})", why));
-  };
-  if (!exe.training)
-    refuse("training", "it generates training iterations; use the planner for inference");
-  if (exe.tp_overlap != llm::TpOverlap::kNone)
-    refuse("tensor_par_overlap", "tiled GEMM/collective overlap; run it with \"none\"");
-  if (exe.tp_gemm_overlap != llm::TpGemmOverlap::kNone)
-    refuse("tp_gemm_overlap", "decomposed GEMMs; run it with \"none\"");
-  if (exe.weight_offload)
-    refuse("weight_offload", "no second memory tier in the trace");
-  if (exe.activations_offload)
-    refuse("activations_offload", "no second memory tier in the trace");
-  if (exe.optimizer_offload)
-    refuse("optimizer_offload", "no second memory tier in the trace");
+  if (!exe.training) {
+    throw Error(file, "training",
+                "is false; the simulator engine generates training iterations (use the planner for inference)");
+  }
 }
 
 uint32_t narrow(int64_t value) {
@@ -54,6 +43,8 @@ LlmTrainingSpec planned_training_spec(const llm::Application& app, const llm::Sy
   spec.sequence_parallel = exe.tensor_par > 1 && exe.tp_comm != llm::TpCommType::kAr;
   spec.pipeline_scatter = exe.tensor_par > 1 && !spec.sequence_parallel;
   spec.ag_redo = spec.sequence_parallel && exe.seq_par_ag_redo;
+  spec.tp_overlap = exe.tensor_par > 1 &&
+                    (exe.tp_overlap != llm::TpOverlap::kNone || exe.tp_gemm_overlap != llm::TpGemmOverlap::kNone);
   spec.distributed_optimizer = exe.optimizer_sharding;
   spec.fsdp = exe.fsdp;
   spec.bytes_per_element = hw.bytes_per_element();
@@ -63,9 +54,11 @@ LlmTrainingSpec planned_training_spec(const llm::Application& app, const llm::Sy
   spec.recompute = exe.recompute;
   spec.overlap_dp = exe.data_par_overlap;
   const double blocks = static_cast<double>(stats.shape.blocks_per_proc);
+  // Offloading to host memory is local to each GPU: what its transfers leave exposed lengthens the block's passes.
+  const double block_passes = blocks * static_cast<double>(stats.shape.microbatches);
   spec.planned = PlannerTimes{
-      .block_forward_s = stats.block.fw.time,
-      .block_backward_s = stats.block.bw.time,
+      .block_forward_s = stats.block.fw.time + stats.fw_offload_exposed_time / block_passes,
+      .block_backward_s = stats.block.bw.time + stats.bw_offload_exposed_time / block_passes,
       .block_recompute_s = stats.block.re.time,
       .head_s = stats.head.time,
       .optimizer_s = blocks > 0 ? stats.optim_step_time / blocks : 0,

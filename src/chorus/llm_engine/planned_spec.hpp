@@ -14,7 +14,8 @@
 namespace chorus {
 
 // Throws chorus::Error naming `exec_file` and the exec key when the execution asks for what the generator cannot
-// express (tensor_par_overlap, tp_gemm_overlap, offloading, inference).
+// express (inference). TP overlap (tensor_par_overlap, tp_gemm_overlap) runs each half's collectives beside its
+// compute; offloading's exposed time (the planner's) lengthens the block's passes.
 LlmTrainingSpec planned_training_spec(const llm::Application& app, const llm::System& sys, const llm::Execution& exe,
                                       const llm::Stats& stats, const std::string& exec_file,
                                       const std::string& model_name);
