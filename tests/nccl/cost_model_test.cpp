@@ -27,18 +27,24 @@ TEST(NcclCommSystem, DgxH100OneNodeRingsAreTwelveChannelsOfThirty) {
   EXPECT_NEAR(s.intra_bw, 370.8, 1e-9);
   EXPECT_EQ(s.graph(Algorithm::kRing).channels, 12u);
   EXPECT_DOUBLE_EQ(s.graph(Algorithm::kRing).bw_intra, 30.0);
-  // NVLS: 16 channels at the fastest speed within 370.8 / 16 = 23.2, which is 20.
-  EXPECT_EQ(s.graph(Algorithm::kNvls).channels, 16u);
-  EXPECT_DOUBLE_EQ(s.graph(Algorithm::kNvls).bw_intra, 20.0);
+  // NVLS (search.cc's NVLS pattern): every GPU a head, 8 channels; each loads a GPU's links once and its head's
+  // twice, so 9 x speed <= 370.8: 50 needs 450, 40 needs 360. The inter-node speed then climbs to 60, the top of the
+  // Hopper array (under 2 x 40).
+  EXPECT_EQ(s.graph(Algorithm::kNvls).channels, 8u);
+  EXPECT_DOUBLE_EQ(s.graph(Algorithm::kNvls).bw_intra, 40.0);
+  EXPECT_DOUBLE_EQ(s.graph(Algorithm::kNvls).bw_inter, 60.0);
   EXPECT_EQ(s.constants->library, "NCCL 2.30.7");
 }
 
-TEST(NcclCommSystem, DgxH100TwoNodesRunOneRingPerNicDuplicated) {
+TEST(NcclCommSystem, DgxH100TwoNodesRunOneRingPerNic) {
+  // The inter-node search starts at 48, the fastest Hopper inter speed a 400 Gb/s (50 GB/s) NIC carries: one ring
+  // per NIC, 8; a GPU's links carry the 7 of 8 rings it is not last in (7 x 48 = 336 <= 370.8). Not duplicated:
+  // Hopper keeps more than 4 channels under 50 GB/s as they are.
   const CommSystem s = comm_system(machine::machine("dgx-h100"), 2);
   EXPECT_EQ(s.ranks, 16u);
-  EXPECT_EQ(s.graph(Algorithm::kRing).channels, 16u);
-  EXPECT_DOUBLE_EQ(s.graph(Algorithm::kRing).bw_inter, 8 * 50.0 / 16);  // 25 GB/s
-  EXPECT_NEAR(s.graph(Algorithm::kRing).bw_intra, 370.8 / 16, 1e-9);
+  EXPECT_EQ(s.graph(Algorithm::kRing).channels, 8u);
+  EXPECT_DOUBLE_EQ(s.graph(Algorithm::kRing).bw_inter, 48.0);
+  EXPECT_DOUBLE_EQ(s.graph(Algorithm::kRing).bw_intra, 48.0);
 }
 
 TEST(NcclCommSystem, DgxA100AndMi300x) {
@@ -66,32 +72,31 @@ TEST(NcclCostModel, SmallAllReduceOnOneH100NodeIsRingLowLatency) {
 }
 
 TEST(NcclCostModel, LargeAllReduceOnOneH100NodeIsNvls) {
-  // NVLS: NCCL's 16 channels x 20 GB/s x 0.85 efficiency x 15/16 x 2 (All-Reduce pipelines two operations) = 510
-  // bus, held to what the links carry: 16 x 20 x 2 x 7/9 = 497.8 (each GPU moves 9/8 of the buffer); x 8/14 =
-  // 284.4 algorithm. Latency: the NVLink NVLS hop, 25 us; fill: one 1 MiB slice through one more stage at a
-  // channel's 497.8 / 16 GB/s.
+  // NVLS: NCCL's 8 heads x min(40 GB/s x 0.85 efficiency x 7/8 x 2 (All-Reduce pipelines two operations) = 59.5,
+  // inter 60, the links' 40 x 2 x 7/9 = 62.2) = 476 bus (nccl-tests#290 measures 476); x 8/14 = 272 algorithm.
+  // Latency: the NVLink NVLS hop, 25 us; fill: one 1 MiB slice through one more stage at a channel's 59.5 GB/s.
   const int64_t bytes = int64_t{8} << 30;
   const Choice c = choose(comm_system(machine::machine("dgx-h100"), 1), CollectiveKind::AllReduce, bytes);
   EXPECT_EQ(c.best().algorithm, "NVLS");
-  const double bus = 16 * 20 * 2 * 7.0 / 9;
+  const double bus = 8 * 40 * 0.85 * 7 / 8 * 2;
   const double bw = bus * 8 / 14;
   EXPECT_NEAR(c.best().bandwidth_GBps, bw, 1e-3);
-  const double fill = 1048576 / (1000 * bus / 16);
+  const double fill = 1048576 / (1000 * bus / 8);
   EXPECT_NEAR(c.best().fill_us, fill, 1e-3);
   EXPECT_NEAR(c.time_us, 25 + bytes / (1000 * bw) + fill, 0.05);
   EXPECT_NEAR(c.busbw_GBps(8), bus * bytes / (bytes + (25 + fill) * 1e3 * bw), 0.01);
 }
 
 TEST(NcclCostModel, TreeFillGrowsWithSizeUntilTheSliceIsFull) {
-  // Tree/Simple on 4 H100 nodes: 16 channels; bus 370.8 x 0.92 = 341.1 GB/s (under 16 x 36), 21.32 per channel;
-  // 2 x (7 + log2 4) = 18 stages; slice = min(1 MiB, S / (16 x 32 x 2)).
+  // Tree/Simple on 4 H100 nodes: 8 channels of 48; bus min(8 x 48 x 0.92 = 353.3, 8 x 36.0) = 288 GB/s, 36 per
+  // channel; 2 x (7 + log2 4) = 18 stages; slice = min(1 MiB, S / (8 x 32 x 2)).
   const CommSystem s = comm_system(machine::machine("dgx-h100"), 4);
   const auto fill_at = [&](int64_t bytes) {
     return find(choose(s, CollectiveKind::AllReduce, bytes), "Tree", "Simple").fill_us;
   };
-  const double per_channel = 370.8 * 0.92 / 16;
-  EXPECT_NEAR(fill_at(int64_t{16} << 20), 17 * (16.0 * 1048576 / 1024) / (1000 * per_channel), 1e-6);
-  EXPECT_NEAR(fill_at(int64_t{1} << 30), 17 * 1048576.0 / (1000 * per_channel), 1e-6);  // 1 GiB / 1024 = 1 MiB
+  const double per_channel = 36.0;
+  EXPECT_NEAR(fill_at(int64_t{16} << 20), 17 * (16.0 * 1048576 / 512) / (1000 * per_channel), 1e-6);
+  EXPECT_NEAR(fill_at(int64_t{1} << 30), 17 * 1048576.0 / (1000 * per_channel), 1e-6);  // 1 GiB / 512 > 1 MiB
   EXPECT_DOUBLE_EQ(find(choose(s, CollectiveKind::AllReduce, 1 << 30), "Ring", "Simple").fill_us, 0.0);
   EXPECT_DOUBLE_EQ(find(choose(s, CollectiveKind::AllReduce, 1 << 20), "Tree", "LL").fill_us, 0.0);
 }
@@ -103,8 +108,8 @@ TEST(NcclCostModel, RingSimpleAcrossTwoNodesPaysTheNetworkHopsAndThePlateau) {
   const Choice c = choose(s, CollectiveKind::AllReduce, int64_t{1} << 30, "Ring");
   const Candidate& k = find(c, "Ring", "Simple");
   EXPECT_NEAR(k.latency_us, (8.4 + 28 * 3.4 + 2 * 14) * 1.4, 1e-3);
-  // 16 channels x min(23.175, 25) x 16/30.
-  EXPECT_NEAR(k.bandwidth_GBps, 16 * (370.8 / 16) * 16 / 30, 1e-3);
+  // 8 channels x 48 x 16/30.
+  EXPECT_NEAR(k.bandwidth_GBps, 8 * 48.0 * 16 / 30, 1e-3);
   EXPECT_EQ(c.best().algorithm, "Ring");  // NCCL_ALGO=Ring leaves only Ring
 }
 
@@ -113,8 +118,8 @@ TEST(NcclCostModel, TreeCorrectionAppliesToMediumAllReduce) {
   const CommSystem s = comm_system(machine::machine("dgx-h100"), 4);
   const Choice c = choose(s, CollectiveKind::AllReduce, int64_t{1} << 20);
   const Candidate& k = find(c, "Tree", "Simple");
-  // Tree bus: min(16 x min(23.175, 25) x 0.92, 16 x 36.0) = 341.1, halved, x 0.5.
-  EXPECT_NEAR(k.bandwidth_GBps, std::min(370.8 * 0.92, 16 * 36.0) * 0.5 * 0.5, 1e-3);
+  // Tree bus: min(8 x 48 x 0.92, 8 x 36.0) = 288, halved, x 0.5.
+  EXPECT_NEAR(k.bandwidth_GBps, std::min(8 * 48 * 0.92, 8 * 36.0) * 0.5 * 0.5, 1e-3);
   // Latency: 8.4 + 2 x (7 x 4.0 + log2(4) x 14) = 120.4 us.
   EXPECT_NEAR(k.latency_us, 8.4 + 2 * (7 * 4.0 + 2 * 14), 1e-3);
 }
@@ -163,11 +168,37 @@ namespace chorus::nccl {
 namespace {
 
 TEST(NcclCostModel, NvlsOnTwoGpusIsHeldToWhatTheirLinksCarry) {
-  // 2 GPUs of an H100 node: NCCL's formula gives 16 x 20 x 0.85 x 15/16 x 2 = 510 GB/s bus; each GPU's links carry
-  // 3/2 of the buffer, so a channel's bus bandwidth is at most 20 x 2 x 1 / 3: 16 channels, 213.3 GB/s.
+  // 2 GPUs of an H100 node: 2 heads at the top Hopper speed, 60 (3 x 60 fits 370.8); NCCL's formula gives
+  // 2 x 60 x 0.85 x 1/2 x 2 = 102 GB/s bus; each GPU's links carry 3/2 of the buffer, so a channel's bus bandwidth
+  // is at most 60 x 2 x 1 / 3 = 40: 80 GB/s.
   const CommSystem s = comm_system(machine::machine("dgx-h100"), 1, {}, 2);
+  EXPECT_EQ(s.graph(Algorithm::kNvls).channels, 2u);
   const Choice c = choose(s, CollectiveKind::AllReduce, int64_t{1} << 30, "NVLS");
-  EXPECT_NEAR(c.best().bandwidth_GBps, 16 * 20 * 2.0 / 3 * 2 / 2, 1e-6);  // x nRanks / nsteps = 2 / 2
+  EXPECT_NEAR(c.best().bandwidth_GBps, 2 * 60 * 2.0 / 3 * 2 / 2, 1e-6);  // x nRanks / nsteps = 2 / 2
+}
+
+TEST(NcclCommSystem, NvlsHeadsAcrossNodesAndOnALargeDomain) {
+  // 2 H100 nodes: one head per GPU with a NIC (8), searched from the NIC's speed in the inter-node array (48, 45, 42
+  // need more than 370.8 for 9 loads; 40 fits), then the inter-node speed climbs to 48 (a 400 Gb/s NIC carries it).
+  const CommSystem h = comm_system(machine::machine("dgx-h100"), 2);
+  EXPECT_EQ(h.graph(Algorithm::kNvlsTree).channels, 8u);
+  EXPECT_DOUBLE_EQ(h.graph(Algorithm::kNvlsTree).bw_intra, 40.0);
+  EXPECT_DOUBLE_EQ(h.graph(Algorithm::kNvlsTree).bw_inter, 48.0);
+  // NVLSTree bus: 8 x min(40 x 0.85 x 7/8 x 2 = 59.5, 2 x 48, Hopper's 2-node cap 57.7) = 461.6 (nccl-tests#309
+  // measures 469 at 16 GiB); x 16/30 to algorithm bandwidth.
+  const Choice c = choose(h, CollectiveKind::AllReduce, int64_t{8} << 30, "NVLSTree");
+  EXPECT_NEAR(c.best().bandwidth_GBps, 8 * 57.7 * 16 / 30, 1e-3);
+  // 2 B200 nodes: 48 is the first Blackwell inter speed a 50 GB/s NIC carries, and 9 x 48 fits 721.8.
+  const CommSystem b = comm_system(machine::machine("dgx-b200"), 2);
+  EXPECT_EQ(b.graph(Algorithm::kNvls).channels, 8u);
+  EXPECT_DOUBLE_EQ(b.graph(Algorithm::kNvls).bw_intra, 48.0);
+  EXPECT_DOUBLE_EQ(b.graph(Algorithm::kNvls).bw_inter, 48.0);
+  // A 72-GPU NVL72 rack: 32 heads (NCCL_MAX_NVLS_ARITY); 32 x speed within 721.8 x 72/71 leaves 20, and 33 x 20
+  // fits; the inter speed climbs 24, 30, 40 (not past 2 x 20).
+  const CommSystem r = comm_system(machine::machine("gb200-nvl72"), 1);
+  EXPECT_EQ(r.graph(Algorithm::kNvls).channels, 32u);
+  EXPECT_DOUBLE_EQ(r.graph(Algorithm::kNvls).bw_intra, 20.0);
+  EXPECT_DOUBLE_EQ(r.graph(Algorithm::kNvls).bw_inter, 40.0);
 }
 
 TEST(NcclGroupTiming, GroupsAreCommunicatorsOfTheNodesTheySpan) {
@@ -213,8 +244,9 @@ TEST(NcclTopologyDump, ANodesDumpIsAMachine) {
   EXPECT_DOUBLE_EQ(m.nic_bandwidth, 25e9);
   EXPECT_FALSE(m.in_network_reduction);
   const CommSystem s = comm_system(m, 2);
-  EXPECT_DOUBLE_EQ(s.intra_bw, 240.0);                // 12 x NCCL's 20 GB/s
-  EXPECT_EQ(s.graph(Algorithm::kRing).channels, 8u);  // one ring per NIC, duplicated
+  EXPECT_DOUBLE_EQ(s.intra_bw, 240.0);  // 12 x NCCL's 20 GB/s
+  // One ring per NIC at 24 GB/s (the fastest generic inter speed a 25 GB/s NIC carries), not duplicated (under 25).
+  EXPECT_EQ(s.graph(Algorithm::kRing).channels, 4u);
   // Two GPUs share a NIC: each GPU's rail carries half of one, 12.5 GB/s.
   const Topology t = machine_topology(m, 2, {});
   EXPECT_EQ(t.npu_count(), 16u);

@@ -66,8 +66,8 @@ TEST(NcclValidationSet, TheRepositorySetParses) {
 
 TEST(NcclValidationSet, ErrorIsAgainstTheMeasuredBusBandwidth) {
   // dgx-h100, one node, 4 GiB All-Reduce: measured busbw from the log; the model's NVLS at 4 GiB is
-  // bus x S / (S + (25 us + fill) x bus x 8/14) by hand (cost_model_test), bus = 16 x 20 x 2 x 7/9 GB/s, fill one
-  // 1 MiB slice at bus / 16.
+  // bus x S / (S + (25 us + fill) x bus x 8/14) by hand (cost_model_test), bus = 8 heads x 40 x 0.85 x 7/8 x 2
+  // GB/s, fill one 1 MiB slice at bus / 8.
   const auto runs = read_validation_set(std::string(CHORUS_SOURCE_DIR) + "/validation/nccl");
   const MeasuredRun* h100 = nullptr;
   for (const MeasuredRun& r : runs) {
@@ -78,9 +78,9 @@ TEST(NcclValidationSet, ErrorIsAgainstTheMeasuredBusBandwidth) {
   const NcclTestsRow* row = h100->log.find(Bytes(int64_t{4} << 30));
   ASSERT_NE(row, nullptr);
   const double s = static_cast<double>(int64_t{4} << 30);
-  const double bus = 16 * 20 * 2 * 7.0 / 9;
+  const double bus = 8 * 40 * 0.85 * 7 / 8 * 2;
   const double bw = bus * 8 / 14;
-  const double fill_us = 1048576 / (1000 * bus / 16);
+  const double fill_us = 1048576 / (1000 * bus / 8);
   const double predicted = bus * s / (s + (25 + fill_us) * 1e3 * bw);
   for (const RowError& e : compare(*h100, {})) {
     if (e.size.count() == (int64_t{4} << 30)) {

@@ -13,7 +13,7 @@
 namespace chorus::nccl {
 namespace {
 
-constexpr uint32_t kMaxSearchChannels = 16;  // MAXCHANNELS / 2 when the search runs, before duplication
+constexpr uint32_t kMaxSearchChannels = 32;  // MAXCHANNELS / 2 (device.h: 64) for the ring search and its duplication
 constexpr uint32_t kMaxChannels = 32;
 constexpr double kMi300LinkGBps = 64;  // MI300X data sheet: 128 GB/s per xGMI link both directions
 
@@ -70,9 +70,9 @@ Graph single_node_rings(const CommSystem& s) {
   return g;
 }
 
-// Rings across nodes: one per NIC, duplicated; each carries its NIC's share across nodes and the GPU's links'
-// share inside.
-Graph multi_node_rings(const CommSystem& s) {
+// Rings across nodes under RCCL: one per NIC, duplicated; each carries its NIC's share across nodes and the GPU's
+// links' share inside.
+Graph rccl_multi_node_rings(const CommSystem& s) {
   Graph g;
   g.channels = std::min(kMaxChannels, 2 * std::max(1u, s.nics_per_node));
   g.bw_inter = s.nics_per_node * s.nic_bw / g.channels;
@@ -80,12 +80,97 @@ Graph multi_node_rings(const CommSystem& s) {
   return g;
 }
 
-Graph nvls_graph(const CommSystem& s) {
+// Rings across nodes as NCCL's search builds them (search.cc, inter-node speed arrays): each ring enters a node
+// through a NIC, crosses its GPUs over NVLink and leaves through a NIC, all at one speed. At a speed a NIC carries
+// as many rings as fit its bandwidth, and a GPU's links those in which it is not the last GPU ((n - 1) / n of them).
+// The search starts at the fastest speed a NIC carries, keeps the best channels x speed and trades speed for
+// channels while the next speed is more than .49 of the best; then ncclTopoDupChannels as on one node.
+Graph nccl_multi_node_rings(const CommSystem& s) {
+  const auto speeds = inter_speeds(s.generation);
+  const double gpus = s.gpus_per_node;
+  const uint32_t nics = std::max(1u, s.nics_per_node);
+  auto rings_at = [&](double speed) {
+    const double per_nic = std::max(1.0, std::floor(s.nic_bw / speed + 1e-9));
+    double fit = nics * per_nic;
+    if (gpus > 1)
+      fit = std::min(fit, std::floor(s.intra_bw * gpus / ((gpus - 1) * speed) + 1e-9));
+    return static_cast<uint32_t>(std::clamp(fit, 0.0, static_cast<double>(kMaxSearchChannels)));
+  };
+  size_t i = 0;
+  while (i + 1 < speeds.size() && (speeds[i] > s.nic_bw || speeds[i] > s.intra_bw))
+    ++i;
   Graph g;
-  g.channels = nvls_channels(s.generation, s.nodes);
-  g.bw_intra = fastest_speed_within(s.generation, s.intra_bw / g.channels);
-  // One node has no network to limit the switch's multicast.
-  g.bw_inter = s.nodes > 1 ? s.nics_per_node * s.nic_bw / g.channels : std::numeric_limits<double>::infinity();
+  for (; i < speeds.size(); ++i) {
+    if (g.channels > 0 && speeds[i] / g.bw_intra <= .49)
+      break;
+    const uint32_t rings = rings_at(speeds[i]);
+    if (rings * speeds[i] > g.channels * g.bw_intra) {
+      g.channels = rings;
+      g.bw_intra = speeds[i];
+    }
+    if (g.channels == kMaxSearchChannels || g.channels * g.bw_intra >= s.intra_bw)
+      break;
+  }
+  g.channels = std::max(1u, g.channels);
+  const bool hopper_or_later = s.generation >= Generation::kHopper;
+  if (g.bw_intra >= 25 && !(hopper_or_later && g.bw_intra < 50 && g.channels > 4)) {
+    const uint32_t dup = std::min(kMaxSearchChannels, 2 * g.channels);
+    g.bw_intra /= (dup + g.channels - 1) / g.channels;
+    g.channels = dup;
+  }
+  g.bw_inter = g.bw_intra;
+  return g;
+}
+
+// NVLS as NCCL's topology search builds it (search.cc, NCCL_TOPO_PATTERN_NVLS): a channel is a head, a GPU that
+// pulls the reduced data from the switch, at most one per GPU and 32 (and across nodes, one per GPU with a NIC). On
+// one node the search insists on every GPU being a head; each channel loads every GPU's switch link once and its
+// head's twice, so (heads + 1) x speed must fit a GPU's links. Across nodes it starts from the NIC's speed and trades
+// speed for heads while the next speed is more than .49 of the best so far. Then it raises the inter-node speed alone,
+// up to twice the intra-node one (and the NIC's bandwidth across nodes). The tuner reads these heads and speeds,
+// not the CTAs the kernel later runs (nvls.cc's 16, 24 or 32).
+Graph nvls_graph(const CommSystem& s) {
+  const bool one_node = s.nodes == 1;
+  const double gpus = s.gpus_per_node;
+  const uint32_t max_heads =
+      std::min<uint32_t>(kMaxNvlsHeads, one_node ? s.gpus_per_node : std::min(s.gpus_per_node, s.nics_per_node));
+  const auto speeds = one_node ? intra_speeds(s.generation) : inter_speeds(s.generation);
+  // The search's starting point (search.cc): speeds above the fastest path, or that the minimum channels could not
+  // carry at the GPU's total bandwidth (scaled by n / (n - 1) for patterns other than rings), are skipped.
+  const double max_bw = one_node ? s.intra_bw : s.nic_bw;
+  const double total_bw = gpus > 1 ? s.intra_bw * gpus / (gpus - 1) : s.intra_bw;
+  const uint32_t min_heads = one_node ? max_heads : 1;
+  size_t i = 0;
+  while (i + 1 < speeds.size() && (speeds[i] > max_bw || speeds[i] * min_heads > total_bw))
+    ++i;
+  auto heads_at = [&](double speed) {
+    const double fit = std::floor(s.intra_bw / speed + 1e-9) - 1;  // heads: (heads + 1) x speed on a GPU's links
+    return static_cast<uint32_t>(std::clamp(fit, 0.0, static_cast<double>(max_heads)));
+  };
+  Graph g;
+  for (; i < speeds.size(); ++i) {
+    if (g.channels > 0 && speeds[i] / g.bw_intra <= .49)
+      break;
+    const uint32_t heads = heads_at(speeds[i]);
+    if (heads < min_heads || heads == 0)
+      continue;
+    if (heads > g.channels || heads * speeds[i] > g.channels * g.bw_intra) {
+      g.channels = heads;
+      g.bw_intra = speeds[i];
+    }
+    if (heads == max_heads || g.channels * g.bw_intra >= total_bw)
+      break;  // every head found, or the GPU's bandwidth used up: the search stops
+  }
+  if (g.channels == 0)
+    return g;
+  // Pass 2: the inter-node speed climbs while it stays under twice the intra-node speed and, across nodes, the NIC
+  // carries it.
+  size_t k = 0;
+  while (k + 1 < speeds.size() && speeds[k] > g.bw_intra)
+    ++k;
+  g.bw_inter = speeds[k];
+  while (k > 0 && g.bw_inter < 2 * g.bw_intra && (one_node || speeds[k - 1] <= s.nic_bw))
+    g.bw_inter = speeds[--k];
   return g;
 }
 
@@ -108,6 +193,7 @@ CommSystem comm_system(const machine::Machine& m, uint32_t nodes, const Scales& 
   if (nodes < 1 || nodes > m.max_nodes)
     throw Error("", Argument{"nodes"}, fmt::format("is {}; {} allows 1 to {}", nodes, m.name, m.max_nodes));
   s.constants = s.amd ? &rccl_constants() : &nccl_constants();
+  s.arm_host = std::string_view(m.device_name).starts_with("gb200");  // a GB200 superchip pairs its GPUs with Grace
   s.machine = m.name;
   s.nodes = nodes;
   if (gpus_per_node > m.gpus_per_node) {
@@ -125,7 +211,7 @@ CommSystem comm_system(const machine::Machine& m, uint32_t nodes, const Scales& 
   s.nic_bw = m.nic_bandwidth / 1e9;
   s.scales = scales;
 
-  const Graph rings = nodes == 1 ? single_node_rings(s) : multi_node_rings(s);
+  const Graph rings = nodes == 1 ? single_node_rings(s) : s.amd ? rccl_multi_node_rings(s) : nccl_multi_node_rings(s);
   s.graphs[static_cast<int>(Algorithm::kRing)] = rings;
   s.graphs[static_cast<int>(Algorithm::kTree)] = rings;
   s.graphs[static_cast<int>(Algorithm::kPat)] = rings;

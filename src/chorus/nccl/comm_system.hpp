@@ -11,8 +11,8 @@
 //   link rate for later parts);
 // - one node: the fastest search speed that fits, as many channels as the links carry at it, then duplicated as
 //   ncclTopoDupChannels does; several nodes: one ring per NIC, duplicated, each at its NIC's share;
-// - NVLS on NVSwitch machines with NVLink SHARP (Hopper and later): 16 channels on Hopper, 24 (one node) or 32 on
-//   Blackwell, each at the fastest speed the links carry.
+// - NVLS on NVSwitch machines with NVLink SHARP (Hopper and later): the heads of NCCL's NVLS search, one per GPU
+//   (across nodes, per GPU with a NIC) up to 32, each at the fastest speed at which every head fits the links.
 #pragma once
 
 #include <array>
@@ -44,6 +44,7 @@ struct CommSystem {
   std::string machine;
   Generation generation = Generation::kHopper;
   bool amd = false;
+  bool arm_host = false;  // the GPUs' host CPUs are Arm (Grace in GB200), not x86
   uint32_t nodes = 1;
   uint32_t gpus_per_node = 1;
   uint32_t ranks = 1;

@@ -94,7 +94,7 @@ double bus_bandwidth(const CommSystem& s, CollectiveKind kind, Algorithm a, Prot
     // chorus's addition: in-switch reduction still moves (ppn + 1) / ppn of an All-Reduce's buffer through each
     // GPU's links (its share to every slice, its slice's reduced copy, its multicast), so the bus bandwidth of one
     // channel is at most 2 (ppn - 1) / (ppn + 1) of the channel's links; an All-Gather's at most the links. NCCL's
-    // model exceeds this for small groups (2 GPUs: 510 against 213 GB/s on an H100 node).
+    // model exceeds this for small groups (2 GPUs: 102 against 80 GB/s on an H100 node).
     const double links =
         kind == CollectiveKind::AllReduce ? g.bw_intra * 2 * (s.ppn() - 1) / (s.ppn() + 1) : g.bw_intra;
     bw = std::min({intra, inter, cap, links});
@@ -221,8 +221,11 @@ Candidate price(const CommSystem& s, CollectiveKind kind, int64_t bytes, Algorit
   }
   const int log_size = log2_floor(static_cast<uint64_t>(bytes) >> 6);
   const auto& correction = s.constants->tree_correction[index_of(p)];
-  if (kind == CollectiveKind::AllReduce && log_size >= 0 && log_size < 23 &&
-      (a == Algorithm::kTree || (a == Algorithm::kNvlsTree && s.generation == Generation::kBlackwell)))
+  // ncclTopoGetAlgoTime: Tree below 2^23 x 64 B; NVLSTree below 2^24 x 64 B on Blackwell with x86 hosts only.
+  const bool tree = a == Algorithm::kTree && log_size < 23;
+  const bool nvls_tree =
+      a == Algorithm::kNvlsTree && log_size < 24 && s.generation == Generation::kBlackwell && !s.arm_host;
+  if (kind == CollectiveKind::AllReduce && log_size >= 0 && (tree || nvls_tree))
     bw *= correction[log_size];
   const uint32_t ring_channels = s.graph(Algorithm::kRing).channels;
   if (a == Algorithm::kRing && p == Protocol::kSimple && s.nodes > 1 && kind == CollectiveKind::AllReduce &&

@@ -1,6 +1,7 @@
 // Least-squares fit of the NCCL scales (fit.hpp).
 #include "chorus/nccl/fit.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "chorus/core/golden_section.hpp"
@@ -10,7 +11,8 @@ namespace {
 
 constexpr double kLogLimit = 1.6094379124341003;  // ln 5
 constexpr double kMaxOverheadUs = 100;
-constexpr int kGoldenSteps = 24;
+constexpr int kGridPoints = 9;    // coarse scan of a coordinate's range before the golden-section search
+constexpr int kGoldenSteps = 18;  // within the two grid cells around the best point
 constexpr int kMaxRounds = 100;
 constexpr double kConverged = 1e-9;  // relative change of the objective over one round
 
@@ -25,8 +27,11 @@ double squared_log_error(const std::vector<MeasuredRun>& runs, const Scales& sca
   return sum;
 }
 
-// Golden-section search of one scale with the others fixed: a multiplier in log space over [1/5, 5], the overhead
-// in linear space over [0, kMaxOverheadUs].
+// One scale with the others fixed: a multiplier in log space over [1/5, 5], the overhead in linear space over
+// [0, kMaxOverheadUs]. The cost is not unimodal in a scale (a bandwidth scale moves a cap-bound algorithm only once
+// it drops below the cap, and the choice switches algorithms), so a coarse scan of the range picks the basin and a
+// golden-section search narrows the two grid cells around the scan's best point. The scan also lets coordinate
+// descent cross a long valley (latency against overhead) in a few rounds rather than crawl along it.
 void fit_one(const std::vector<MeasuredRun>& runs, Scales& scales, double Scales::*member) {
   const bool additive = member == &Scales::overhead_us;
   auto value = [&](double x) { return additive ? x : std::exp(x); };
@@ -35,8 +40,20 @@ void fit_one(const std::vector<MeasuredRun>& runs, Scales& scales, double Scales
     s.*member = value(x);
     return squared_log_error(runs, s);
   };
-  scales.*member = value(
-      golden_section_minimum(cost, additive ? 0 : -kLogLimit, additive ? kMaxOverheadUs : kLogLimit, kGoldenSteps));
+  const double lo = additive ? 0 : -kLogLimit;
+  const double hi = additive ? kMaxOverheadUs : kLogLimit;
+  const double step = (hi - lo) / (kGridPoints - 1);
+  double centre = lo;
+  double best_cost = cost(lo);
+  for (int i = 1; i < kGridPoints; ++i) {
+    const double c = cost(lo + i * step);
+    if (c < best_cost) {
+      best_cost = c;
+      centre = lo + i * step;
+    }
+  }
+  scales.*member =
+      value(golden_section_minimum(cost, std::max(lo, centre - step), std::min(hi, centre + step), kGoldenSteps));
 }
 
 }  // namespace

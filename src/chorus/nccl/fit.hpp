@@ -11,8 +11,8 @@
 namespace chorus::nccl {
 
 // Minimises sum over rows of log(predicted time / measured time)^2 by coordinate descent over each multiplier in
-// [1/5, 5] (golden-section search in log space) and the per-call overhead in [0, 100] us. A scale no row depends on
-// (inter-node bandwidth with one node) stays 1.
+// [1/5, 5] (a coarse scan, then golden-section search, in log space) and the per-call overhead in [0, 100] us. A scale
+// no row depends on (inter-node bandwidth with one node) stays 1.
 Scales fit_scales(const std::vector<MeasuredRun>& runs);
 
 // The runs with only the rows `keep` accepts (a run left without rows is dropped).

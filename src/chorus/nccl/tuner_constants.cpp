@@ -9,7 +9,7 @@ constexpr TunerConstants kNccl{
     .library = "NCCL 2.30.7",
     .source =
         "NVIDIA/nccl v2.30.7-1: src/graph/tuning.cc, src/graph/topo.h, src/graph/search.cc, "
-        "src/transport/nvls.cc",
+        "src/include/device.h",
     .base_latency_us = {{{6.8f, 14.0f, 8.4f},   // Tree
                          {6.6f, 14.0f, 8.4f},   // Ring
                          {0, 0, 0},             // CollNetDirect
@@ -70,6 +70,12 @@ constexpr float kSpeedsGeneric[] = {40.0f, 30.0f, 20.0f, 18.0f, 15.0f, 12.0f, 10
 constexpr float kSpeedsHopper[] = {60.0f, 50.0f, 40.0f, 30.0f, 24.0f, 20.0f, 15.0f, 12.0f, 11.0f, 6.0f, 3.0f};
 constexpr float kSpeedsBlackwell[] = {90.0f, 80.0f, 70.0f, 60.0f, 50.0f, 45.0f,
                                       40.0f, 30.0f, 24.0f, 20.0f, 19.0f, 18.0f};
+constexpr float kInterSpeedsGeneric[] = {48.0f, 30.0f, 28.0f, 24.0f, 20.0f, 18.0f, 15.0f, 12.0f, 10.0f, 9.0f,
+                                         7.0f,  6.0f,  5.0f,  4.0f,  3.0f,  2.4f,  1.2f,  0.24f, 0.12f};
+constexpr float kInterSpeedsHopper[] = {48.0f, 45.0f, 42.0f, 40.0f, 30.0f, 24.0f, 22.0f, 20.0f, 17.5f,
+                                        15.0f, 12.0f, 6.0f,  3.0f,  2.4f,  1.2f,  0.24f, 0.12f};
+constexpr float kInterSpeedsBlackwell[] = {96.0f, 86.0f, 80.0f, 48.0f, 45.1f, 42.0f, 40.0f, 30.0f, 24.0f, 22.0f,
+                                           20.0f, 17.5f, 15.0f, 12.0f, 6.0f,  3.0f,  2.4f,  1.2f,  0.24f, 0.12f};
 
 }  // namespace
 
@@ -111,10 +117,12 @@ std::span<const float> intra_speeds(Generation g) {
   return kSpeedsGeneric;
 }
 
-uint32_t nvls_channels(Generation g, uint32_t nodes) {
+std::span<const float> inter_speeds(Generation g) {
   if (g == Generation::kBlackwell)
-    return nodes > 1 ? 32 : 24;
-  return 16;
+    return kInterSpeedsBlackwell;
+  if (g == Generation::kHopper)
+    return kInterSpeedsHopper;
+  return kInterSpeedsGeneric;
 }
 
 }  // namespace chorus::nccl

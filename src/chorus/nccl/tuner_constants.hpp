@@ -4,7 +4,7 @@
 //
 // Sources (facts, restated): NVIDIA/nccl v2.30.7-1, src/graph/tuning.cc (ncclTunerConstantsDefaults,
 // nvlsEfficiency, treeCorrectionFactor), src/graph/topo.h (SM*_NVLINK_BW), src/graph/search.cc (speed arrays),
-// src/transport/nvls.cc (NVLS channel counts); ROCm/rccl 2.21.5 (tag rocm-6.3 era), src/graph/tuning.cc (baseLat,
+// src/include/device.h (NCCL_MAX_NVLS_ARITY); ROCm/rccl 2.21.5 (tag rocm-6.3 era), src/graph/tuning.cc (baseLat,
 // tuning model hwLat) and src/graph/topo.h (GFX94X_XGMI_WIDTH).
 #pragma once
 
@@ -59,9 +59,11 @@ inline constexpr double kRcclXgmiBwPerLink = 48.0;
 inline constexpr double kNcclNetOverheadUs = 1.0;  // getNetOverhead on an x86 Intel host (the default)
 
 // The per-channel speeds NCCL's topology search tries, fastest first (search.cc, sm90/sm100 arrays for Hopper and
-// Blackwell, the generic array before).
+// Blackwell, the generic array before): the intra arrays when the communicator is one node, the inter arrays when it
+// spans several.
 std::span<const float> intra_speeds(Generation g);
-// NVLS channels (nvls.cc): 16 on Hopper; Blackwell 24 inside one NVLink domain, 32 across nodes.
-uint32_t nvls_channels(Generation g, uint32_t nodes);
+std::span<const float> inter_speeds(Generation g);
+// The most NVLS heads a search may find (NCCL_MAX_NVLS_ARITY, device.h): one per GPU up to 32.
+inline constexpr uint32_t kMaxNvlsHeads = 32;
 
 }  // namespace chorus::nccl
