@@ -19,7 +19,10 @@
 #include "chorus/generate/llm_training.hpp"
 #include "chorus/generate/microbench.hpp"
 #include "chorus/llm/inputs.hpp"
+#include "chorus/llm/iteration.hpp"
 #include "chorus/llm/presets.hpp"
+#include "chorus/llm/system_presets.hpp"
+#include "chorus/llm_engine/planned_spec.hpp"
 #include "chorus/machine/device.hpp"
 #include "commands.hpp"
 #include "generate_recsys_moe.hpp"
@@ -95,6 +98,8 @@ struct LlmOptions {
   uint32_t ep = 1;
   std::string fsdp = "none";
   bool symmetric = false;  // classes.json + one trace per pipeline stage (llm_symmetric.hpp)
+  std::string exec;        // the planner's execution JSON: everything above from it (llm_engine/planned_spec.hpp)
+  std::string system;      // with exec: the planner's system (its compute times)
 };
 
 // A preset name, or a Calculon-format application JSON (examples/llm/*.json).
@@ -142,8 +147,23 @@ LlmTrainingSpec llm_spec(const LlmOptions& o) {
   return spec;
 }
 
+// The planner's inputs, unchanged: the job `chorus llm run --engine sim` simulates.
+LlmTrainingSpec planned_spec(const LlmOptions& o) {
+  if (o.system.empty())
+    throw Error("", "--system", "is required with --exec (the planner's compute times come from it)");
+  const llm::Application app = llm_model(o.model);
+  const llm::System sys = llm::resolve_system(o.system);
+  const llm::Execution exe = llm::read_execution(o.exec, app, sys);
+  const llm::Stats stats = llm::IterationModel(app, sys).evaluate(exe);
+  if (stats.outcome != llm::Outcome::kOk)
+    throw Error(o.exec, "(execution)", llm::describe_outcome(stats, sys));
+  return planned_training_spec(app, sys, exe, stats, o.exec, std::filesystem::path(o.model).stem().string());
+}
+
 void run_llm(const LlmOptions& o) {
-  const LlmTrainingSpec spec = llm_spec(o);
+  if (!o.system.empty() && o.exec.empty())
+    throw Error("", "--system", "applies only with --exec");
+  const LlmTrainingSpec spec = o.exec.empty() ? llm_spec(o) : planned_spec(o);
   if (o.symmetric) {
     const std::string classes = write_llm_training_symmetric(o.out, spec, o.gzip);
     std::cout << fmt::format("wrote {} with {} rank classes (one per pipeline stage) for {} NPUs\n", classes, spec.pp,
@@ -174,14 +194,21 @@ void register_llm(CLI::App& generate) {
          "--model", o->model,
          fmt::format("preset ({}) or a Calculon-format application JSON", fmt::join(llm::model_preset_names(), ", ")))
       ->required();
-  cmd->add_option("--dp", o->dp, "data-parallel degree");
-  cmd->add_option("--tp", o->tp, "tensor-parallel degree (divides attn_heads, kv_heads and feedforward)");
-  cmd->add_option("--pp", o->pp, "pipeline stages (divides num_blocks)");
-  cmd->add_option("--microbatches", o->microbatches, "microbatches per iteration (default: --pp)");
-  cmd->add_option("--microbatch-size", o->microbatch_size, "sequences per microbatch (default 1)");
-  cmd->add_flag("--sequence-parallel", o->sequence_parallel, "TP All-Gather/Reduce-Scatter instead of All-Reduce");
-  cmd->add_flag("--distributed-optimizer", o->distributed_optimizer,
-                "DP Reduce-Scatter of gradients and All-Gather of parameters instead of an All-Reduce");
+  CLI::Option* exec = cmd->add_option(
+      "--exec", o->exec,
+      "the planner's execution JSON (Calculon format), with --system: the job llm run --engine sim simulates, with "
+      "the planner's compute times (instead of --dp, --tp, ... and the roofline)");
+  cmd->add_option("--system", o->system, "with --exec: the planner's system preset or JSON");
+  const auto excluded = [exec](CLI::Option* option) { option->excludes(exec); };
+  excluded(cmd->add_option("--dp", o->dp, "data-parallel degree"));
+  excluded(cmd->add_option("--tp", o->tp, "tensor-parallel degree (divides attn_heads, kv_heads and feedforward)"));
+  excluded(cmd->add_option("--pp", o->pp, "pipeline stages (divides num_blocks)"));
+  excluded(cmd->add_option("--microbatches", o->microbatches, "microbatches per iteration (default: --pp)"));
+  excluded(cmd->add_option("--microbatch-size", o->microbatch_size, "sequences per microbatch (default 1)"));
+  excluded(
+      cmd->add_flag("--sequence-parallel", o->sequence_parallel, "TP All-Gather/Reduce-Scatter instead of All-Reduce"));
+  excluded(cmd->add_flag("--distributed-optimizer", o->distributed_optimizer,
+                         "DP Reduce-Scatter of gradients and All-Gather of parameters instead of an All-Reduce"));
   cmd->add_option("--gpu", o->gpu,
                   "roofline preset: a device of `chorus machines` (dense 16-bit peak, HBM bandwidth); a100 (default) "
                   "and h100 stand for a100-80gb (312 TFLOPS, 2039 GB/s) and h100-80gb (989.5, 3350)");
@@ -189,9 +216,11 @@ void register_llm(CLI::App& generate) {
   cmd->add_option("--mem-bw", o->mem_bw, "memory bandwidth in GB/s (1e9 B/s; overrides --gpu)");
   cmd->add_option("--out", o->out, "output directory")->required();
   cmd->add_flag("--gzip", o->gzip, "gzip the .et files");
-  cmd->add_option("--cp", o->cp, "context parallelism: ring attention over cp ranks (divides seq_size)");
-  cmd->add_option("--ep", o->ep, "expert parallelism over the DP ranks (MoE models; divides --dp and the experts)");
-  cmd->add_option("--fsdp", o->fsdp, "ZeRO stage: none (default), zero1 (= --distributed-optimizer), zero2, zero3");
+  excluded(cmd->add_option("--cp", o->cp, "context parallelism: ring attention over cp ranks (divides seq_size)"));
+  excluded(cmd->add_option("--ep", o->ep,
+                           "expert parallelism over the DP ranks (MoE models; divides --dp and the experts)"));
+  excluded(cmd->add_option("--fsdp", o->fsdp,
+                           "ZeRO stage: none (default), zero1 (= --distributed-optimizer), zero2, zero3"));
   cmd->add_flag("--symmetric", o->symmetric,
                 "write one trace per pipeline stage and classes.json instead of one file per rank");
   cmd->callback([o] { run_llm(*o); });

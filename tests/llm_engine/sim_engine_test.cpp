@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -104,6 +105,38 @@ TEST(SimEngine, ValidationRunsBothEnginesWithoutFitting) {
   EXPECT_NEAR(r.sim_mean_abs_error, std::fabs(1 - r.rows[0].sim_s / 1.42), 1e-12);
 }
 
+TEST(SimEngine, GeneratedTracesAreWhatTheEngineSimulates) {
+  // generate llm --exec writes the engine's traces; chorus sim of them on the planner's tiers as a network file
+  // (the same switches, bandwidths and latencies) with the engine's settings finishes when the engine does.
+  namespace fs = std::filesystem;
+  const Job dense{"examples/llm/llama2-7b.json", "examples/llm/compare/dense_tp4_pp2_dp2.json"};
+  const fs::path dir = fs::temp_directory_path() / "chorus-engine-traces";
+  fs::remove_all(dir);
+  const auto gen = run_chorus({"generate", "llm", "--model", kSource + "/" + dense.model, "--system", "a100-80gb",
+                               "--exec", kSource + "/" + dense.exec, "--symmetric", "--out", dir.string()},
+                              false);
+  ASSERT_EQ(gen.status, 0) << gen.out;
+  const llm::System sys = llm::resolve_system("a100-80gb");
+  const double gib = 1073741824.0;
+  const fs::path net = fs::temp_directory_path() / "chorus-engine-tiers.yml";
+  std::ofstream(net) << fmt::format(
+      "topology: [ Switch, Switch ]\nnpus_count: [ 8, 2 ]\nbandwidth: [ {:.12f}, {:.12f} ]\nlatency: [ {:.9f}, {:.9f} "
+      "]\n",
+      sys.networks[0].bytes_per_second * sys.networks[0].efficiency / gib,
+      sys.networks[1].bytes_per_second * sys.networks[1].efficiency / gib, sys.networks[0].latency_s / 14 * 1e9,
+      sys.networks[1].latency_s / 2 * 1e9);
+  const auto sim = run_chorus({"sim", "--workload", dir.string(), "--network", net.string(), "--model", "flow",
+                               "--no-resource-limits", "--contention", "--json"},
+                              false);
+  ASSERT_EQ(sim.status, 0) << sim.out;
+  const auto engine = run_chorus(run_args(dense, true), false);
+  ASSERT_EQ(engine.status, 0) << engine.out;
+  const double simulated = nlohmann::json::parse(sim.out)["finish_ns"].get<double>();
+  EXPECT_NEAR(simulated / nlohmann::json::parse(engine.out)["sim_finish_ns"].get<double>(), 1.0, 1e-6);
+  fs::remove_all(dir);
+  fs::remove(net);
+}
+
 TEST(SimEngine, BadInputIsOneLine) {
   namespace fs = std::filesystem;
   const Job dense{"examples/llm/llama2-7b.json", "examples/llm/compare/dense_tp4_pp2_dp2.json"};
@@ -132,6 +165,14 @@ TEST(SimEngine, BadInputIsOneLine) {
   args = run_args(dense, false);
   args.insert(args.end(), {"--engine", "simulator"});
   expect_input_error(run_chorus(args, true), {"--engine", "planner or sim"});
+  // generate llm --exec takes the parallelism from the execution and the compute times from --system.
+  const std::vector<std::string> generate{
+      "generate",          "llm", "--model", kSource + "/" + dense.model, "--exec", kSource + "/" + dense.exec, "--out",
+      "/tmp/chorus-unused"};
+  expect_input_error(run_chorus(generate, true), {"--system", "--exec"});
+  args = generate;
+  args.insert(args.end(), {"--system", "a100-80gb", "--dp", "2"});
+  expect_input_error(run_chorus(args, true), {"--exec", "--dp"});
 }
 
 }  // namespace
