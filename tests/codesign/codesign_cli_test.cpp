@@ -84,6 +84,8 @@ TEST(CodesignCli, VerifySimSimulatesTheTopDesigns) {
   std::vector<std::string> a = args(write_file("tv.yml", kTemplate), write_file("cv.yml", kPrices));
   for (const char* extra : {"--budget", "dollars=2e5", "--top", "2", "--json", "--verify", "sim"})
     a.emplace_back(extra);
+  const std::string report = (fs::temp_directory_path() / "chorus_codesign_verify.html").string();
+  a.insert(a.end(), {"--report", report});
   const auto run = run_chorus(a, false);
   ASSERT_EQ(run.status, 0) << run.out;
   const nlohmann::json j = nlohmann::json::parse(run.out);
@@ -93,6 +95,11 @@ TEST(CodesignCli, VerifySimSimulatesTheTopDesigns) {
     EXPECT_NEAR(d["sim_time_s"].get<double>() / d["time_s"].get<double>(), 1.0, 0.15);
   }
   EXPECT_EQ(j["best"]["sim_time_s"], j["top"][0]["sim_time_s"]);
+  std::ifstream in(report);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("top designs, simulated"), std::string::npos);
+  EXPECT_NE(html.find("simulated s"), std::string::npos);
+  fs::remove(report);
   std::vector<std::string> bad = args(write_file("tv.yml", kTemplate), write_file("cv.yml", kPrices));
   for (const char* extra : {"--verify", "simulator"})
     bad.emplace_back(extra);

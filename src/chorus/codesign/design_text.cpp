@@ -1,6 +1,8 @@
 // Text, JSON and HTML forms of co-design results (see design_text.hpp).
 #include "chorus/codesign/design_text.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "chorus/llm/report.hpp"
@@ -88,7 +90,8 @@ nlohmann::json result_json(const NetworkTemplate& t, const llm::System& machine,
   return j;
 }
 
-std::string report_html(const NetworkTemplate& t, const CodesignResult& r, const std::string& title) {
+std::string report_html(const NetworkTemplate& t, const CodesignResult& r, const std::string& title,
+                        const std::vector<double>& simulated) {
   HtmlPage page(title);
   page.heading("Cost-time Pareto front");
   page.paragraph(fmt::format(
@@ -115,6 +118,17 @@ std::string report_html(const NetworkTemplate& t, const CodesignResult& r, const
   for (const Design& d : r.top)
     top.points.push_back({d.cost / 1e6, d.time_s});
   chart.series.push_back(top);
+  if (!simulated.empty()) {
+    Series sim;
+    sim.name = "top designs, simulated (--verify sim)";
+    sim.color = "#2ca02c";
+    sim.line = false;
+    for (size_t i = 0; i < std::min(simulated.size(), r.top.size()); ++i) {
+      if (simulated[i] > 0)
+        sim.points.push_back({r.top[i].cost / 1e6, simulated[i]});
+    }
+    chart.series.push_back(sim);
+  }
   page.raw(render_line_chart(chart));
   std::vector<std::vector<std::string>> rows{{"cost $", "iteration s"}};
   for (const ParetoPoint& p : r.pareto)
@@ -122,11 +136,17 @@ std::string report_html(const NetworkTemplate& t, const CodesignResult& r, const
   page.table(rows);
   page.heading("Top designs");
   std::vector<std::vector<std::string>> designs{{"#", "time s", "cost $", "tokens/s/$", "parallelism", "network"}};
+  if (!simulated.empty())
+    designs[0].insert(designs[0].begin() + 2, "simulated s");
   for (size_t i = 0; i < r.top.size(); ++i) {
     const Design& d = r.top[i];
     designs.push_back({std::to_string(i + 1), fmt::format("{:.4f}", d.time_s), fmt::format("{:.0f}", d.cost),
                        fmt::format("{:.4g}", d.tokens_per_s_per_dollar), execution_text(d.execution),
                        network_text(t, d.network)});
+    if (!simulated.empty()) {
+      const double s = i < simulated.size() ? simulated[i] : 0.0;
+      designs.back().insert(designs.back().begin() + 2, s > 0 ? fmt::format("{:.4f}", s) : "-");
+    }
   }
   page.table(designs);
   return page.str();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,9 @@ nlohmann::json result_json(const NetworkTemplate& t, const llm::System& machine,
                            Objective objective);
 
 // A self-contained HTML page: the Pareto front (cost against iteration time), the top designs on it, and a table.
-std::string report_html(const NetworkTemplate& t, const CodesignResult& r, const std::string& title);
+// `simulated`: with --verify sim, each top design's simulated iteration (s; 0: not simulated), drawn and listed
+// beside the planner's.
+std::string report_html(const NetworkTemplate& t, const CodesignResult& r, const std::string& title,
+                        const std::vector<double>& simulated = {});
 
 }  // namespace chorus::codesign
