@@ -166,8 +166,8 @@ void run_llm(const LlmOptions& o) {
   const LlmTrainingSpec spec = o.exec.empty() ? llm_spec(o) : planned_spec(o);
   if (o.symmetric) {
     const std::string classes = write_llm_training_symmetric(o.out, spec, o.gzip);
-    std::cout << fmt::format("wrote {} with {} rank classes (one per pipeline stage) for {} NPUs\n", classes, spec.pp,
-                             spec.dp * spec.tp * spec.pp * spec.cp);
+    std::cout << fmt::format("wrote {} with {} rank classes (one per pipeline stage and CP index) for {} NPUs\n",
+                             classes, spec.pp * spec.cp, spec.dp * spec.tp * spec.pp * spec.cp);
     std::cout << fmt::format("simulate: chorus sim --workload {} --network NET.yml\n", o.out);
     return;
   }

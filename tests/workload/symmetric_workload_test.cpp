@@ -144,6 +144,23 @@ TEST(SymmetricWorkload, SameResultsAsTheFullSimulation) {
   }
 }
 
+TEST(SymmetricWorkload, ContextParallelClassesGiveTheFullSimulation) {
+  // CP 2: one class per (stage, CP index), so each ring-attention peer of a representative is a representative.
+  // tp 2 x cp 2 x dp 2 x pp 2 = 16 ranks, 4 classes of 4.
+  LlmTrainingSpec spec = spec_of(2, 2, 2, 4);
+  spec.cp = 2;
+  const Pair p = write_both(spec, "cp2");
+  ASSERT_TRUE(p.symmetric.symmetry.has_value());
+  EXPECT_EQ(p.symmetric.symmetry->classes.size(), 4u);
+  const Topology t = network("switch:16");
+  for (const auto& [model, contention] :
+       {std::pair{NetworkModelKind::Unaware, false}, std::pair{NetworkModelKind::Flow, true}}) {
+    const RuntimeOptions o = options_for(model, contention);
+    expect_same(p, run_workload(p.full, t, o), run_workload(p.symmetric, t, o),
+                fmt::format("cp 2, model {}", static_cast<int>(model)));
+  }
+}
+
 TEST(SymmetricWorkload, OnlyRepresentativesAreSimulated) {
   // TP 2, PP 2, DP 4: 16 ranks in 2 classes of 8; the TP group of rank 0 has 4 copies 2 apart, its DP group 2
   // copies 1 apart; stage 1's representative is rank (1 * 4 + 0) * 2 = 8.

@@ -14,37 +14,42 @@ namespace chorus {
 
 namespace {
 
-// The ranks of each stage as runs of consecutive ranks (one run per stage in Megatron's order).
-std::vector<RankClass> stage_classes(const LlmTrainingSpec& spec, std::vector<uint32_t>& stage_of) {
-  const uint32_t npus = spec.dp * spec.tp * spec.pp;
-  std::vector<RankClass> classes(spec.pp);
-  stage_of.resize(npus);
+// One class per pipeline stage and CP index (each a run of tp consecutive ranks per DP index), so that every
+// point-to-point peer of a representative (pipeline neighbours, CP ring neighbours) is a representative too.
+std::vector<RankClass> rank_classes(const LlmTrainingSpec& spec, std::vector<uint32_t>& class_of) {
+  const uint32_t npus = spec.dp * spec.tp * spec.pp * spec.cp;
+  std::vector<RankClass> classes(size_t{spec.pp} * spec.cp);
+  class_of.resize(npus);
   for (uint32_t p = 0; p < spec.pp; ++p) {
-    classes[p].name = fmt::format("stage {}", p);
-    classes[p].trace = fmt::format("class.{}.et", p);
-    classes[p].representative = rank_of(spec, {0, 0, p});
+    for (uint32_t c = 0; c < spec.cp; ++c) {
+      RankClass& k = classes[p * spec.cp + c];
+      k.name = spec.cp == 1 ? fmt::format("stage {}", p) : fmt::format("stage {}, cp {}", p, c);
+      k.trace = fmt::format("class.{}.et", p * spec.cp + c);
+      k.representative = rank_of(spec, {0, 0, p, c});
+    }
   }
   for (uint32_t rank = 0; rank < npus; ++rank) {
-    const uint32_t p = rank_coords(spec, rank).pp;
-    stage_of[rank] = p;
-    std::vector<RankRange>& runs = classes[p].ranks;
+    const RankCoords at = rank_coords(spec, rank);
+    const uint32_t k = at.pp * spec.cp + at.cp;
+    class_of[rank] = k;
+    std::vector<RankRange>& runs = classes[k].ranks;
     if (!runs.empty() && runs.back().start + runs.back().count == rank) {
       ++runs.back().count;
     } else {
       runs.push_back(RankRange{rank, 1, 1});
     }
-    ++classes[p].size;
+    ++classes[k].size;
   }
   return classes;
 }
 
-// The copies of `group` in the same stage: groups whose members are its members shifted by one offset.
+// The copies of `group` in the same class: groups whose members are its members shifted by one offset.
 GroupReplicas replicas_of(const NamedGroup& group, const std::vector<NamedGroup>& all,
-                          const std::vector<uint32_t>& stage_of) {
+                          const std::vector<uint32_t>& class_of) {
   std::vector<uint32_t> offsets;
   for (const NamedGroup& other : all) {
     if (other.npus.size() != group.npus.size() || other.npus[0] < group.npus[0] ||
-        stage_of[other.npus[0]] != stage_of[group.npus[0]])
+        class_of[other.npus[0]] != class_of[group.npus[0]])
       continue;
     const uint32_t offset = other.npus[0] - group.npus[0];
     bool shifted = true;
@@ -72,8 +77,8 @@ GroupReplicas replicas_of(const NamedGroup& group, const std::vector<NamedGroup>
 
 std::string write_llm_training_symmetric(const std::string& directory, const LlmTrainingSpec& spec, bool gzip) {
   validate(spec);
-  std::vector<uint32_t> stage_of;
-  const std::vector<RankClass> classes = stage_classes(spec, stage_of);
+  std::vector<uint32_t> class_of;
+  const std::vector<RankClass> classes = rank_classes(spec, class_of);
   std::vector<chakra::ChakraTrace> traces;
   std::set<std::string> used;
   for (const RankClass& c : classes) {
@@ -87,9 +92,9 @@ std::string write_llm_training_symmetric(const std::string& directory, const Llm
   std::vector<SymmetricGroup> groups;
   for (const NamedGroup& g : all) {
     if (used.contains(g.name))
-      groups.push_back(SymmetricGroup{g.name, g.npus, replicas_of(g, all, stage_of)});
+      groups.push_back(SymmetricGroup{g.name, g.npus, replicas_of(g, all, class_of)});
   }
-  return write_symmetric_workload(directory, spec.dp * spec.tp * spec.pp, classes, traces, groups, gzip);
+  return write_symmetric_workload(directory, spec.dp * spec.tp * spec.pp * spec.cp, classes, traces, groups, gzip);
 }
 
 }  // namespace chorus

@@ -1,6 +1,7 @@
 // The generated LLM training iteration as a symmetric workload (symmetric_workload.hpp): one rank class per
-// pipeline stage, simulated through one representative (data-parallel index 0, tensor-parallel index 0), so a
-// 98,304-GPU iteration is 16 traces and a classes.json instead of 98,304 rank files.
+// pipeline stage (and, with context parallelism, per CP index of the stage), simulated through one representative
+// (data-parallel index 0, tensor-parallel index 0), so a 98,304-GPU iteration is 16 traces and a classes.json
+// instead of 98,304 rank files.
 //
 // Why the ranks of a stage are equivalent: every rank of stage p runs the same 1F1B program (llm_training.hpp);
 // its TP group is a copy of the representative's shifted by a multiple of tp, its DP group one shifted by its TP

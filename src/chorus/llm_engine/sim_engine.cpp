@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "chorus/core/error.hpp"
 #include "chorus/generate/llm_symmetric.hpp"
 #include "chorus/runtime/critical_path.hpp"
 #include "chorus/runtime/runtime.hpp"
@@ -46,12 +47,19 @@ class TraceDirectory {
   std::string path_;
 };
 
-// One stage's trace per class when the ranks of a stage are equivalent (llm_symmetric.hpp: no context
-// parallelism), else one trace per rank.
+// One trace per rank class (llm_symmetric.hpp: a pipeline stage and CP index); one per rank when the layout's
+// group copies are not evenly spaced (EP groups under TP, for one).
 Workload generate(const LlmTrainingSpec& spec, const std::string& dir, bool& symmetric) {
-  symmetric = spec.cp == 1;
-  if (symmetric)
+  symmetric = true;
+  try {
     return load_symmetric_workload(write_llm_training_symmetric(dir, spec, false));
+  } catch (const Error& e) {
+    if (std::string_view(e.what()).find("symmetric") == std::string_view::npos)
+      throw;
+    symmetric = false;
+  }
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
   const std::string prefix = write_llm_training(dir, spec, false);
   return load_workload(prefix, (fs::path(dir) / "comm_groups.json").string());
 }
@@ -179,7 +187,8 @@ std::string sim_engine_table(const SimEngineResult& result) {
     out += fmt::format("{:<50} {:>11.4f} {:>11.4f} {:>9}\n", c.name, c.planner_s, c.sim_s, ratio);
   }
   out += fmt::format("simulated on {} ({} trace{}{})\n", result.network, result.simulated_npus,
-                     result.simulated_npus == 1 ? "" : "s", result.symmetric ? ", one per pipeline stage" : "");
+                     result.simulated_npus == 1 ? "" : "s",
+                     result.symmetric ? ", one per rank class: pipeline stage and CP index" : ", one per rank");
   return out;
 }
 
