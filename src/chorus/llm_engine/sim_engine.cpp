@@ -56,10 +56,8 @@ Workload generate(const LlmTrainingSpec& spec, const std::string& dir, bool& sym
   } catch (const Error& e) {
     if (std::string_view(e.what()).find("symmetric") == std::string_view::npos)
       throw;
-    symmetric = false;
+    symmetric = false;  // refused before anything was written (llm_symmetric.cpp checks the groups first)
   }
-  std::error_code ignored;
-  fs::remove_all(dir, ignored);
   const std::string prefix = write_llm_training(dir, spec, false);
   return load_workload(prefix, (fs::path(dir) / "comm_groups.json").string());
 }
