@@ -5,10 +5,12 @@ import os as _os
 from . import _chorus
 
 
-def run(model, system, exec, *, calculon_recompute_bug=False):
+def run(model, system, exec, *, calculon_recompute_bug=False, engine="planner"):
     """Time and memory of one execution, as ``chorus llm run --json`` prints them (a dict, Calculon's keys,
-    plus 'execution')."""
-    return _chorus._llm_run(_os.fspath(model), _os.fspath(system), _os.fspath(exec), calculon_recompute_bug)
+    plus 'execution'). ``system``: a preset name or a system JSON. ``engine="sim"``: the job generated as traces
+    and simulated on the system's network tiers, as ``chorus llm run --engine sim --json`` (adds 'engine',
+    'sim_finish_ns', 'planner_total_time', 'components', ...; docs/llm.md)."""
+    return _chorus._llm_run(_os.fspath(model), _os.fspath(system), _os.fspath(exec), calculon_recompute_bug, engine)
 
 
 class SearchResult(list):

@@ -11,23 +11,39 @@
 #include "chorus/llm/presets.hpp"
 #include "chorus/llm/report.hpp"
 #include "chorus/llm/search.hpp"
+#include "chorus/llm/system_presets.hpp"
 #include "chorus/llm/validation.hpp"
+#include "chorus/llm_engine/planned_spec.hpp"
+#include "chorus/llm_engine/planner_network.hpp"
+#include "chorus/llm_engine/sim_engine.hpp"
 
 namespace chorus::python {
 
 namespace {
 
+// The planner, or with engine "sim" the same job generated and simulated on the system's tiers (the keys of
+// `chorus llm run --engine sim --json`).
 nlohmann::json run(const std::string& model_path, const std::string& system_path, const std::string& exec_path,
-                   bool calculon_bug) {
+                   bool calculon_bug, const std::string& engine) {
+  if (engine != "planner" && engine != "sim")
+    throw Error("", Argument{"engine"}, fmt::format("is '{}'; expected planner or sim", engine));
   const auto app = llm::read_application(model_path);
-  const auto sys = llm::read_system(system_path);
+  const auto sys = llm::resolve_system(system_path);
   const auto exe = llm::read_execution(exec_path, app, sys);
   llm::Options options;
   options.calculon_recompute_bug = calculon_bug;
   const llm::IterationModel model(app, sys, options);
-  nlohmann::json j = llm::stats_to_json(model.evaluate(exe), sys);
+  const llm::Stats stats = model.evaluate(exe);
+  nlohmann::json j = llm::stats_to_json(stats, sys);
   j["execution"] = llm::execution_to_json(exe, sys);
-  return j;
+  if (engine == "planner")
+    return j;
+  if (stats.outcome != llm::Outcome::kOk)
+    throw Error(exec_path, "(execution)", llm::describe_outcome(stats, sys));
+  const LlmTrainingSpec spec = planned_training_spec(app, sys, exe, stats, exec_path, "model");
+  const SimEngineResult r =
+      run_sim_engine(stats, spec, planner_topology(sys, exe.num_procs, system_path), SimEngineOptions{});
+  return sim_engine_json(std::move(j), stats, app, exe, r);
 }
 
 nlohmann::json search(const std::string& model_path, const std::string& system_path, int64_t gpus, int64_t max_batch,
@@ -88,9 +104,8 @@ py::object released(Work work) {
 void register_llm(py::module_& m) {
   m.def(
       "_llm_run",
-      [](const std::string& model, const std::string& system, const std::string& exec, bool bug) {
-        return released([&] { return run(model, system, exec, bug); });
-      },
+      [](const std::string& model, const std::string& system, const std::string& exec, bool bug,
+         const std::string& engine) { return released([&] { return run(model, system, exec, bug, engine); }); },
       "Time one execution (use chorus.llm.run).");
   m.def(
       "_llm_search",

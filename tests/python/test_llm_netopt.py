@@ -21,6 +21,19 @@ class LlmTest(unittest.TestCase):
         self.assertAlmostEqual(st["pp_comm_exposed_time"], 0.60, delta=0.02 * 0.60)
         self.assertAlmostEqual(st["sample_rate"], 3072 / st["total_time"], places=9)  # batch 3072
 
+    def test_sim_engine_beside_the_planner(self):
+        # examples/llm/compare: the simulator engine's compute is the planner's, its iteration within 5 % of it.
+        examples = Path(__file__).resolve().parents[2] / "examples" / "llm"
+        args = (examples / "llama2-7b.json", "a100-80gb", examples / "compare" / "dense_tp4_pp2_dp2.json")
+        planner = chorus.llm.run(*args)
+        sim = chorus.llm.run(*args, engine="sim")
+        self.assertEqual(sim["engine"], "sim")
+        self.assertEqual(sim["planner_total_time"], planner["total_time"])
+        self.assertAlmostEqual(sim["sim_finish_ns"] / 1e9 / planner["total_time"], 1.0, delta=0.05)
+        with self.assertRaises(chorus.InputError) as caught:
+            chorus.llm.run(*args, engine="simulator")
+        self.assertEqual(caught.exception.field, "engine")
+
     def test_search_returns_records_that_run_reproduces(self):
         model, system = CALCULON / "models" / "megatron-22B.json", CALCULON / "systems" / "a100_80g.json"
         best = chorus.llm.search(model=model, system=system, gpus=64, max_batch=256, top=3, threads=1)
