@@ -5,9 +5,13 @@
 //                      [--collective-system astra_system.json] [--model unaware|aware|flow]
 //   chorus hlo convert MODULE.hlo.txt --system tpuv3 --npus 64 --out traces/dlrm [--iterations N] [network options]
 //   chorus hlo validate PROFILE.csv [--system tpuv3] [--json]   (XLA TPU op profile: FLOPs and times vs measured)
+//   chorus hlo calibrate PROFILE.csv [PROFILE.csv ...] [--system tpuv3] [--out fitted.json] [--json]
+//                        (efficiencies and per-op overhead fitted to the profiles; leave-one-profile-out)
 // --system takes a preset name (tpuv3, tpuv4, a100, h100) or a JSON system file; see docs/hlo.md.
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,6 +20,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/hlo/analysis.hpp"
+#include "chorus/hlo/calibration.hpp"
 #include "chorus/hlo/chakra_export.hpp"
 #include "chorus/hlo/parser.hpp"
 #include "chorus/hlo/report.hpp"
@@ -196,6 +201,88 @@ void run_validate(const ValidateOptions& o) {
              v.flop_within_2pct, v.flop_checked, v.flop_nonzero_within_2pct, v.flop_nonzero, v.collectives);
 }
 
+struct CalibrateOptions {
+  std::vector<std::string> profiles;
+  std::string system = "tpuv3";
+  std::string out;
+  bool json = false;
+};
+
+nlohmann::json fit_json(const hlo::OpTimeFit& f) {
+  return {{"efficiency", {{"matrix", f.matrix}, {"memory", f.memory}, {"vector", f.vector}}},
+          {"op_overhead_s", f.op_overhead},
+          {"ops", f.ops},
+          {"error", f.error}};
+}
+
+void run_calibrate(const CalibrateOptions& o) {
+  const hlo::System system = hlo::load_system(o.system);
+  std::vector<hlo::ProfileValidation> validations;
+  for (const std::string& path : o.profiles) {
+    validations.push_back(hlo::validate_profile(hlo::read_op_profile(path), system, path));
+    if (std::none_of(validations.back().rows.begin(), validations.back().rows.end(), hlo::fits_row))
+      throw Error(path, "HLO op", "no row rebuilds into a non-collective op with a measured time; nothing to fit");
+  }
+  std::vector<const hlo::ProfileValidation*> all;
+  for (const auto& v : validations)
+    all.push_back(&v);
+  hlo::OpTimeFit before = hlo::fit_of(system);
+  const hlo::OpTimeFit fitted = hlo::fit_op_times(all);
+  before.ops = fitted.ops;
+  before.error = hlo::op_time_error(all, before);
+  // Leave one profile out: fitted on the others, scored on this one (needs two profiles or more).
+  std::vector<std::optional<hlo::OpTimeFit>> left_out(validations.size());
+  if (validations.size() > 1)
+    for (size_t i = 0; i < validations.size(); ++i) {
+      std::vector<const hlo::ProfileValidation*> others;
+      for (size_t k = 0; k < validations.size(); ++k)
+        if (k != i)
+          others.push_back(&validations[k]);
+      left_out[i] = hlo::fit_op_times(others);
+    }
+  if (!o.out.empty())
+    write_output_file(o.out, Argument{"out"}, hlo::system_json(hlo::with_fit(system, fitted)));
+  if (o.json) {
+    nlohmann::json j = {{"system", system.name}, {"before", fit_json(before)}, {"fitted", fit_json(fitted)}};
+    j["profiles"] = nlohmann::json::array();
+    for (size_t i = 0; i < validations.size(); ++i) {
+      const hlo::ProfileValidation& v = validations[i];
+      const auto n = std::count_if(v.rows.begin(), v.rows.end(), hlo::fits_row);
+      nlohmann::json p = {{"profile", v.name},
+                          {"ops_fitted", n},
+                          {"aggregate_ratio_before", hlo::aggregate_ratio(v, before)},
+                          {"aggregate_ratio_fitted", hlo::aggregate_ratio(v, fitted)},
+                          {"aggregate_ratio_leave_one_out", nullptr},
+                          {"leave_one_out_fit", nullptr}};
+      if (left_out[i]) {
+        p["aggregate_ratio_leave_one_out"] = hlo::aggregate_ratio(v, *left_out[i]);
+        p["leave_one_out_fit"] = fit_json(*left_out[i]);
+      }
+      j["profiles"].push_back(std::move(p));
+    }
+    fmt::print("{}\n", j.dump(1));
+    return;
+  }
+  fmt::print("fit over {} rebuilt non-collective ops (collectives left out: the profiles ran them inside one host)\n",
+             fitted.ops);
+  fmt::print("{:<10} {:>8} {:>8} {:>8} {:>14} {:>10}\n", "", "matrix", "memory", "vector", "op overhead us", "error");
+  fmt::print("{:<10} {:>8.3f} {:>8.3f} {:>8.3f} {:>14.3f} {:>10.4f}\n", "before", before.matrix, before.memory,
+             before.vector, before.op_overhead * 1e6, before.error);
+  fmt::print("{:<10} {:>8.3f} {:>8.3f} {:>8.3f} {:>14.3f} {:>10.4f}\n", "fitted", fitted.matrix, fitted.memory,
+             fitted.vector, fitted.op_overhead * 1e6, fitted.error);
+  fmt::print("aggregate predicted / measured time over the rebuilt non-collective ops:\n");
+  fmt::print("{:<48} {:>5} {:>8} {:>8} {:>14}\n", "profile", "ops", "before", "fitted", "leave-one-out");
+  for (size_t i = 0; i < validations.size(); ++i) {
+    const hlo::ProfileValidation& v = validations[i];
+    const auto n = std::count_if(v.rows.begin(), v.rows.end(), hlo::fits_row);
+    fmt::print("{:<48} {:>5} {:>8.3f} {:>8.3f} {:>14}\n", v.name, n, hlo::aggregate_ratio(v, before),
+               hlo::aggregate_ratio(v, fitted),
+               left_out[i] ? fmt::format("{:.3f}", hlo::aggregate_ratio(v, *left_out[i])) : std::string("-"));
+  }
+  if (!o.out.empty())
+    fmt::print("wrote {}\n", o.out);
+}
+
 }  // namespace
 
 void register_hlo_command(CLI::App& app) {
@@ -234,6 +321,15 @@ void register_hlo_command(CLI::App& app) {
   validate->add_option("--system", vopts->system, "preset or system JSON")->capture_default_str();
   validate->add_flag("--json", vopts->json, "print the comparison as JSON");
   validate->callback([vopts] { run_validate(*vopts); });
+
+  auto kopts = std::make_shared<CalibrateOptions>();
+  auto* calibrate = hlo->add_subcommand(
+      "calibrate", "fit the matrix, memory, vector efficiencies and per-op overhead to op profiles; leave-one-out");
+  calibrate->add_option("profiles", kopts->profiles, "op profile CSVs (hlo validate's input)")->required();
+  calibrate->add_option("--system", kopts->system, "preset or system JSON to start from")->capture_default_str();
+  calibrate->add_option("--out", kopts->out, "write the fitted system JSON here");
+  calibrate->add_flag("--json", kopts->json, "print the fit and the per-profile ratios as JSON");
+  calibrate->callback([kopts] { run_calibrate(*kopts); });
 }
 
 }  // namespace chorus::cli

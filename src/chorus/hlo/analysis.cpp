@@ -250,7 +250,7 @@ class Analyzer {
           r.algorithm = t->algorithm;
         }
       }
-      r.time_s = std::max(network_t, memory_t);
+      r.time_s = std::max(network_t, memory_t) + s_.op_overhead;
       r.bound = network_t >= memory_t ? "network" : "memory";
       return r;
     }
@@ -267,6 +267,8 @@ class Analyzer {
     r.time_s = std::max(compute_t, memory_t);
     if (r.time_s > 0)
       r.bound = compute_t >= memory_t ? "compute" : "memory";
+    if (!is_free(op))
+      r.time_s += s_.op_overhead;
     return r;
   }
 

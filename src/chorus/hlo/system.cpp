@@ -48,9 +48,15 @@ double rate(const nlohmann::json& j, const std::string& path, const std::string&
 }
 
 // The keys a system file may hold (docs/hlo.md); any other is a misspelling that would be ignored.
-constexpr std::array<std::string_view, 8> kKeys = {
-    "name",      "base", "matrix_flops", "vector_flops", "memory_bandwidth", "network_bandwidth", "network_latency",
-    "efficiency"};
+constexpr std::array<std::string_view, 9> kKeys = {"name",
+                                                   "base",
+                                                   "matrix_flops",
+                                                   "vector_flops",
+                                                   "memory_bandwidth",
+                                                   "network_bandwidth",
+                                                   "network_latency",
+                                                   "efficiency",
+                                                   "op_overhead"};
 
 }  // namespace
 
@@ -92,6 +98,11 @@ System read_system(const std::string& path) {
                   fmt::format("is {}; expected seconds from 0 to 1", j["network_latency"].dump()));
     s.network_latency = j["network_latency"].get<double>();
   }
+  if (j.contains("op_overhead")) {
+    if (!j["op_overhead"].is_number() || !(j["op_overhead"].get<double>() >= 0) || j["op_overhead"].get<double>() > 1)
+      throw Error(path, "op_overhead", fmt::format("is {}; expected seconds from 0 to 1", j["op_overhead"].dump()));
+    s.op_overhead = j["op_overhead"].get<double>();
+  }
   if (j.contains("efficiency")) {
     if (!j["efficiency"].is_object())
       throw Error(path, "efficiency", "expected an object of class: fraction");
@@ -117,6 +128,20 @@ System load_system(const std::string& name_or_path) {
   if (name_or_path.ends_with(".json") || std::filesystem::exists(name_or_path))
     return read_system(name_or_path);
   return system_by_name(name_or_path);
+}
+
+std::string system_json(const System& system) {
+  nlohmann::json j = {{"name", system.name},
+                      {"matrix_flops", system.matrix_flops},
+                      {"vector_flops", system.vector_flops},
+                      {"memory_bandwidth", system.memory_bandwidth},
+                      {"op_overhead", system.op_overhead}};
+  if (system.network_bandwidth > 0)  // a system without a network leaves the key out (read_system wants > 0)
+    j["network_bandwidth"] = system.network_bandwidth;
+  j["network_latency"] = system.network_latency;
+  if (!system.efficiency.empty())
+    j["efficiency"] = system.efficiency;
+  return j.dump(2) + "\n";
 }
 
 }  // namespace chorus::hlo

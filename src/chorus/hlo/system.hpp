@@ -20,6 +20,9 @@ struct System {
   double network_latency = 0;                  // per collective step, s
   // Fractions of peak reached per op class: "matrix", "vector", "memory", "network".
   std::map<std::string, double> efficiency;
+  // Fixed time added to every op that does work (not parameters, tuples or control flow), s: the launch and
+  // pipeline fill a roofline misses, which dominates small data-formatting ops. 0 keeps the pure roofline.
+  double op_overhead = 0;
 
   double matrix_peak(const std::string& datatype) const;  // falls back to bf16, then the largest entry
   double efficiency_of(const std::string& op_class) const;
@@ -30,5 +33,7 @@ System read_system(const std::string& path);
 // A preset name or a JSON file path.
 System load_system(const std::string& name_or_path);
 std::vector<std::string> system_presets();
+// The system as a JSON system file read_system reads back (every field written out, no "base").
+std::string system_json(const System& system);
 
 }  // namespace chorus::hlo

@@ -126,7 +126,17 @@ ProfileValidation validate_profile(const std::vector<ProfileOp>& ops, const Syst
     row.predicted_time_s = r.time_s;
     row.measured_bound = op.bound_by;
     row.predicted_bound = r.bound;
-    if (is_collective(in.opcode)) {
+    row.collective = is_collective(in.opcode);
+    const bool matrix = in.opcode == "dot" || in.opcode == "convolution";
+    row.op_class = matrix ? "matrix" : "vector";
+    const std::string type =
+        matrix && !in.operands.empty()
+            ? m.computations[0].instructions[static_cast<size_t>(in.operands[0])].shape.element_type
+            : "";
+    const double peak = matrix ? system.matrix_peak(type) : system.vector_flops;
+    row.compute_peak_s = peak > 0 ? (r.flops + r.transcendentals) / peak : 0;
+    row.memory_peak_s = r.bytes / system.memory_bandwidth;
+    if (row.collective) {
       ++v.collectives;
     } else {
       const bool match = std::abs(row.predicted_flops - row.measured_flops) <= 0.02 * row.measured_flops;

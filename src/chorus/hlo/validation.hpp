@@ -37,6 +37,12 @@ struct ValidationRow {
   double predicted_time_s = 0;
   std::string measured_bound;
   std::string predicted_bound;
+  // The roofline's two terms at 100% of peak, so a fit can re-time the op under other efficiencies without
+  // rebuilding it: time = max(compute_peak_s / eff[op_class], memory_peak_s / eff.memory) + op_overhead.
+  bool collective = false;
+  std::string op_class;  // "matrix" (dot, convolution) or "vector"
+  double compute_peak_s = 0;
+  double memory_peak_s = 0;
 };
 
 struct ProfileValidation {
