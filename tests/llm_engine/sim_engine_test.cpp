@@ -59,6 +59,8 @@ TEST(SimEngine, WithinFivePercentOfThePlannerOnTheCompareJobs) {
     EXPECT_DOUBLE_EQ(s["planner_total_time"].get<double>(), planner_s) << job.exec;
     const double sim_s = s["sim_finish_ns"].get<double>() / 1e9;
     EXPECT_NEAR(sim_s / planner_s, 1.0, 0.05) << job.exec;
+    // Part 3's physical runtime: no collective finishes faster than the links its group uses allow.
+    EXPECT_EQ(s["collectives_below_bound"], 0) << job.exec;
     EXPECT_DOUBLE_EQ(s["total_time"].get<double>(), sim_s);
     // Throughput from the simulated time: batch x seq / GPUs / time.
     const auto model = nlohmann::json::parse(std::ifstream(kSource + "/" + job.model));

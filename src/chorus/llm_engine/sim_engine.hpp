@@ -40,6 +40,8 @@ struct SimEngineResult {
   size_t simulated_npus = 0;                // traces simulated (one per stage when the job is symmetric)
   bool symmetric = false;
   std::string network;  // the topology's name
+  size_t collectives = 0;
+  size_t below_bound = 0;  // collectives that finished faster than the physical links allow (runtime/group_bound)
 };
 
 SimEngineResult run_sim_engine(const llm::Stats& stats, const LlmTrainingSpec& spec, const Topology& topology,
