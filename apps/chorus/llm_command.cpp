@@ -300,7 +300,7 @@ void run_validate_engines(const ValidateOptions& o, const llm::System& sys) {
   std::vector<EngineValidationRun> runs = table5_runs(sys);
   for (const std::string& csv : o.measured) {
     for (llm::MeasuredRun& m : llm::read_measured_runs(csv, sys))
-      runs.push_back({std::move(m.source), std::move(m.name), std::move(m.app), m.exe, m.measured_s});
+      runs.push_back(std::move(m));
   }
   const std::string system = o.system.empty() ? "a100-80gb" : o.system;
   const EngineValidationReport r = validate_engines(runs, sys, system);

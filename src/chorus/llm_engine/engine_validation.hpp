@@ -10,17 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chorus/llm/calibration.hpp"
 #include "chorus/llm/inputs.hpp"
 
 namespace chorus {
 
-struct EngineValidationRun {
-  std::string source;
-  std::string name;
-  llm::Application app;
-  llm::Execution exe;
-  double measured_s = 0;
-};
+// A measured run: the same record `llm calibrate` reads (llm/calibration.hpp).
+using EngineValidationRun = llm::MeasuredRun;
 
 struct EngineValidationRow {
   std::string source;
