@@ -40,7 +40,9 @@ void run_llm_sim_engine(const LlmSimEngineOptions& o, const llm::Application& ap
                         const llm::Execution& exe, const llm::Stats& stats) {
   if (stats.outcome != llm::Outcome::kOk)
     throw Error(o.exec_file, "(execution)", llm::describe_outcome(stats, sys));
-  const NetworkModelKind model = network_model_argument(o.network_model);
+  if (o.network_model == "packet")
+    throw Error("", "--network-model", "is packet; the simulator engine runs flow, aware or unaware");
+  const NetworkModelKind model = network_model_argument(o.network_model, "network-model");
   if (model == NetworkModelKind::Packet)
     throw Error("", "--network-model", "is packet; the simulator engine runs flow, aware or unaware");
   const Topology topology = engine_topology(o, sys, exe);

@@ -70,12 +70,12 @@ std::optional<NetworkModelKind> parse_network_model(std::string_view text) {
   return std::nullopt;
 }
 
-NetworkModelKind network_model_argument(std::string_view text) {
+NetworkModelKind network_model_argument(std::string_view text, std::string_view argument) {
   if (const std::optional<NetworkModelKind> kind = parse_network_model(text))
     return *kind;
   if (text == "packet")
-    throw Error("", Argument{"model"}, packet_model_missing_message());
-  throw Error("", Argument{"model"},
+    throw Error("", Argument{std::string(argument)}, packet_model_missing_message());
+  throw Error("", Argument{std::string(argument)},
               fmt::format("unknown network model '{}'; expected one of {}", text, network_models().names()));
 }
 

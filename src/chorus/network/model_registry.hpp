@@ -38,7 +38,8 @@ const NetworkModelRegistry& network_models();
 
 std::string to_string(NetworkModelKind kind);
 std::optional<NetworkModelKind> parse_network_model(std::string_view text);
-// The same for a call's `model` argument: throws chorus::Error naming Argument{"model"} and the models there are.
-NetworkModelKind network_model_argument(std::string_view text);
+// The same for a call's `model` argument (or the one named `argument`): throws chorus::Error naming it and the
+// models there are.
+NetworkModelKind network_model_argument(std::string_view text, std::string_view argument = "model");
 
 }  // namespace chorus
