@@ -147,6 +147,55 @@ TEST(LlmIteration, FixedRecomputeMakesDataParallelOverlapHelp) {
   EXPECT_GT(buggy.total_time, fixed.total_time);
 }
 
+TEST(LlmIteration, ZeroTwoReduceScattersEveryMicrobatchAndGathersOnce) {
+  // ZeRO-2 keeps no whole gradient buffer: each of the m microbatches reduce-scatters every block's gradients;
+  // the updated weights are all-gathered once per iteration, as ZeRO-1 does. So ZeRO-2's DP link time is ZeRO-1's
+  // plus (m - 1) reduce-scatters per block.
+  const Application app = paper_application(korthikanti2022_runs()[1]);  // GPT-3 175B, 96 blocks
+  const System sys = a100();
+  IterationModel model(app, sys);
+  Execution e = paper_execution(korthikanti2022_runs()[1], Technique::kSeqSel, 0);  // TP 8 x PP 8
+  e.data_par = 4;
+  e.num_procs = 256;
+  e.batch_size = 256;
+  e.microbatch_size = 4;  // 16 microbatches per pipeline, each long enough to hide a reduce-scatter
+  e.data_par_net = 1;
+  e.optimizer_sharding = true;
+  e.data_par_overlap = true;
+  e.fsdp = Fsdp::kZero1;
+  const Stats zero1 = model.evaluate(e);
+  e.fsdp = Fsdp::kZero2;
+  const Stats zero2 = model.evaluate(e);
+  const double blocks = 12, microbatches = 16;
+  const double block_bytes = zero1.block.weights * 2;  // fp16 gradients of one block on one rank
+  const double rs = sys.networks[1].op_time(Collective::kReduceScatter, block_bytes, 4);
+  EXPECT_NEAR(zero2.dp_comm_link_time - zero1.dp_comm_link_time, blocks * (microbatches - 1) * rs, 1e-9);
+  // Spread over 16 backward passes the reduce-scatters hide: what is exposed is at most the last block's
+  // reduce-scatter and gather plus the processor share of the rest, far below the link time.
+  const double last = rs + sys.networks[1].op_time(Collective::kAllGather, block_bytes, 4);
+  const double u = sys.networks[1].processor_usage;
+  EXPECT_NEAR(zero2.dp_comm_exposed_time, last + (zero2.dp_comm_link_time - last) * u, 1e-9);
+  EXPECT_LT(zero2.dp_comm_exposed_time, 0.5 * zero2.dp_comm_link_time);
+}
+
+TEST(LlmIteration, ShortLastStageHidesTheLmHeadBehindItsMissingBlock) {
+  // 95 blocks on 8 stages: 12 on each but the last, which holds 11 and the LM head. Per microbatch the last stage
+  // takes 11 blocks + head, the others 12 blocks, so the head adds max(0, head - block) beyond 12 blocks.
+  Application app = paper_application(korthikanti2022_runs()[1]);
+  const System sys = a100_free_network();
+  Execution e = paper_execution(korthikanti2022_runs()[1], Technique::kSeqSel, 0);
+  e.pipeline_interleaving = 1;
+  const Stats even = IterationModel(app, sys).evaluate(e);
+  app.num_blocks = 95;
+  const Stats shorter = IterationModel(app, sys).evaluate(e);
+  const double microbatches = 64;
+  EXPECT_NEAR(even.head_time, microbatches * even.head.time, 1e-12);
+  const double block = shorter.block.fw.time + shorter.block.bw.time + shorter.block.re.time;
+  EXPECT_NEAR(shorter.head_time, microbatches * std::max(0.0, shorter.head.time - block), 1e-12);
+  EXPECT_LT(shorter.head_time, even.head_time);
+  EXPECT_DOUBLE_EQ(shorter.fw_time, even.fw_time);  // the fullest stage still holds 12 blocks
+}
+
 }  // namespace
 }  // namespace chorus::llm
 

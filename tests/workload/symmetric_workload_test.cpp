@@ -240,6 +240,42 @@ TEST(Llama3Preset, SixteenStagesHoldSevenEightsAndSeven) {
   EXPECT_THROW(validate(s), Error);
 }
 
+TEST(Llama3Preset, EightChunksPerStageLeaveTheFirstAndLastChunkEmpty) {
+  // Dubey et al. 2024, section 3.3.2: interleaved with V stages per rank, one layer less on the first and the last
+  // stage, "the first model chunk on the first stage has only the embedding, and the last model chunk on the last
+  // stage has only output projection and loss": 126 + 2 = 16 x 8 virtual stages of one layer.
+  LlmTrainingSpec s;
+  s.model = *llm::model_preset("llama3-405b");
+  s.tp = 8;
+  s.pp = 16;
+  s.dp = 64;
+  s.microbatches = 32;
+  s.interleaving = 8;
+  EXPECT_NO_THROW(validate(s));
+  uint32_t next = 0;
+  for (uint32_t vs = 0; vs < 128; ++vs) {
+    const StageLayers l = virtual_stage_layers(s, vs);
+    EXPECT_EQ(l.first, next) << "virtual stage " << vs;
+    EXPECT_EQ(l.count, vs == 0 || vs == 127 ? 0u : 1u) << "virtual stage " << vs;
+    next += l.count;
+  }
+  EXPECT_EQ(next, 126u);
+  // Rank 0 holds virtual stages 0, 16, ..., 112 and rank 15 stages 15, ..., 127: 7 layers each, the others 8.
+  for (uint32_t p = 0; p < 16; ++p) {
+    uint32_t layers = 0;
+    for (uint32_t c = 0; c < 8; ++c)
+      layers += virtual_stage_layers(s, c * 16 + p).count;
+    EXPECT_EQ(layers, stage_layers(s, p).count) << "stage " << p;
+  }
+  s.interleaving = 4;  // 64 virtual stages: 128 = 2 x 64, two layers each, one in the first and the last
+  EXPECT_NO_THROW(validate(s));
+  EXPECT_EQ(virtual_stage_layers(s, 0).count, 1u);
+  EXPECT_EQ(virtual_stage_layers(s, 1).first, 1u);
+  EXPECT_EQ(virtual_stage_layers(s, 63).count, 1u);
+  s.interleaving = 3;  // 48 divides neither 126 nor 128
+  EXPECT_THROW(validate(s), Error);
+}
+
 // ---- inconsistent class descriptions ----
 
 class BadClasses : public ::testing::Test {

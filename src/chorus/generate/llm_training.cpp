@@ -71,11 +71,14 @@ void validate_interleaving(const LlmTrainingSpec& spec) {
                 fmt::format("is {}; must be 1 to {}", v, limits::kMaxMicrobatches));
   if (v == 1)
     return;
+  // As without interleaving, the first and the last virtual stage may each hold one layer less (Llama 3 405B:
+  // 126 layers on 16 x 8 virtual stages, the first only the embedding, the last only the output layer).
   const uint64_t virtual_stages = uint64_t{spec.pp} * v;
-  if (spec.model.num_blocks % virtual_stages != 0) {
+  const auto blocks = static_cast<uint64_t>(spec.model.num_blocks);
+  if (blocks % virtual_stages != 0 && (blocks + 2) % virtual_stages != 0) {
     throw Error("", Argument{"pipeline_interleaving"},
-                fmt::format("pp {} x interleaving {} does not divide the model's num_blocks {}", spec.pp, v,
-                            spec.model.num_blocks));
+                fmt::format("pp {} x interleaving {} divides neither the model's num_blocks {} nor num_blocks + 2",
+                            spec.pp, v, spec.model.num_blocks));
   }
   if (spec.microbatches % spec.pp != 0) {
     throw Error("", Argument{"pipeline_interleaving"},
@@ -249,8 +252,14 @@ int64_t pipeline_message_bytes(const LlmTrainingSpec& spec) {
 StageLayers virtual_stage_layers(const LlmTrainingSpec& spec, uint32_t virtual_stage) {
   if (spec.interleaving == 1)
     return stage_layers(spec, virtual_stage);
-  const auto per = static_cast<uint32_t>(spec.model.num_blocks / (int64_t{spec.pp} * spec.interleaving));
-  return StageLayers{virtual_stage * per, per};
+  const auto blocks = static_cast<uint32_t>(spec.model.num_blocks);
+  const uint32_t virtual_stages = spec.pp * spec.interleaving;
+  if (blocks % virtual_stages == 0)
+    return StageLayers{virtual_stage * (blocks / virtual_stages), blocks / virtual_stages};
+  // num_blocks + 2 = pp * v * full (validate_interleaving() checked it): the first and the last hold full - 1.
+  const uint32_t full = (blocks + 2) / virtual_stages;
+  const bool short_stage = virtual_stage == 0 || virtual_stage + 1 == virtual_stages;
+  return StageLayers{virtual_stage == 0 ? 0 : virtual_stage * full - 1, short_stage ? full - 1 : full};
 }
 
 StageLayers stage_layers(const LlmTrainingSpec& spec, uint32_t stage) {

@@ -63,6 +63,18 @@ double IterationModel::dp_exposed(const Execution& exe, const Stats& st, double 
   const double block_compute = (b.bw.time + b.re.time - b.bw.mem_time - re_mem) / (1 - u);
   const double bpc = static_cast<double>(st.shape.blocks_per_chunk);
   const double pp = static_cast<double>(exe.pipeline_par);
+  if (st.block_dp_mb_time > 0) {
+    // ZeRO-2/3: every microbatch's backward reduce-scatters its gradients block by block, so the reductions
+    // spread over the whole backward pass; only what the link cannot fit beside it, and the last block's
+    // reduction (nothing runs after it), are exposed.
+    const double microbatches = static_cast<double>(st.shape.microbatches);
+    double backward = microbatches * blocks * block_compute;
+    if (exe.tensor_par > 1 && exe.tensor_par_net == exe.data_par_net)
+      backward -= microbatches * static_cast<double>(st.shape.chunks) * chunk_tp_bw_link;
+    const double last = d - (microbatches - 1) * st.block_dp_mb_time;  // its last reduce-scatter and gather
+    const double exposed = std::max(last, blocks * d - (backward - block_compute));
+    return exposed + std::max(0.0, blocks * d - exposed) * u;
+  }
   // A chunk's gradients are final PP microbatch-backwards before the next chunk's are: that is its window.
   double window = pp * bpc * block_compute;
   if (exe.tensor_par > 1 && exe.tensor_par_net == exe.data_par_net)
@@ -97,7 +109,14 @@ void IterationModel::finish(const Execution& exe, Stats& st) const {
   st.recompute_time = exe.training ? n_mb * bpp * blk.re.time : 0.0;
   if (options_.include_head) {
     st.head = head_cost(app_, exe, hw);
-    st.head_time = n_mb * st.head.time;
+    // When the blocks do not fill every stage, the last stage (where the LM head runs) is the short one (Llama 3
+    // 405B: 126 blocks on 16 stages of 8), so the head adds only what the missing block's time does not cover.
+    double head = st.head.time;
+    if (exe.pipeline_par > 1 && app_.num_blocks < exe.pipeline_par * shape.blocks_per_proc) {
+      const double block = blk.fw.time + (exe.training ? blk.bw.time + blk.re.time : 0.0);
+      head = std::max(0.0, head - block);
+    }
+    st.head_time = n_mb * head;
   }
 
   // Tensor parallelism: per chunk, (bpc - 1) base blocks and one edge block.
@@ -170,7 +189,7 @@ void IterationModel::finish(const Execution& exe, Stats& st) const {
   }
 
   // Data parallelism: the block's weight gradients, all-reduced or reduce-scattered + all-gathered.
-  st.block_dp_time = 0;
+  st.block_dp_time = st.block_dp_mb_time = 0;
   st.fsdp_gather_link_time = st.fsdp_gather_exposed_time = 0;
   if (exe.grad_group() > 1 && exe.training) {
     const NetworkTier& net = sys_.networks[static_cast<size_t>(exe.data_par_net)];
@@ -179,19 +198,23 @@ void IterationModel::finish(const Execution& exe, Stats& st) const {
     const double d_bytes = w_bytes - e_bytes;
     const int64_t group = exe.grad_group();
     const int64_t e_group = group / exe.expert_par;
-    auto reduce = [&](double bytes, int64_t n) {
-      if (n <= 1 || bytes <= 0)
+    // ZeRO-2/3 keep no whole gradient buffer, so each microbatch's gradients are reduce-scattered; the updated
+    // weights are all-gathered once per iteration (ZeRO-2; ZeRO-3 gathers them where used, below).
+    const bool per_microbatch = exe.fsdp == Fsdp::kZero2 || exe.fsdp == Fsdp::kZero3;
+    auto microbatch_reduce = [&](double bytes, int64_t n) {
+      return n > 1 && bytes > 0 && per_microbatch ? net.op_time(Collective::kReduceScatter, bytes, n) : 0.0;
+    };
+    auto step_reduce = [&](double bytes, int64_t n) {
+      if (n <= 1 || bytes <= 0 || exe.fsdp == Fsdp::kZero3)
         return 0.0;
-      if (exe.fsdp == Fsdp::kZero3)  // weights are gathered where used (below), not after the step
-        return net.op_time(Collective::kReduceScatter, bytes, n);
+      if (exe.fsdp == Fsdp::kZero2)
+        return net.op_time(Collective::kAllGather, bytes, n);
       return exe.optimizer_sharding
                  ? net.op_time(Collective::kReduceScatter, bytes, n) + net.op_time(Collective::kAllGather, bytes, n)
                  : net.op_time(Collective::kAllReduce, bytes, n);
     };
-    st.block_dp_time = reduce(d_bytes, group) + reduce(e_bytes, e_group);
-    // ZeRO-2/3 keep no whole gradient buffer, so each microbatch's gradients are reduce-scattered.
-    if (exe.fsdp == Fsdp::kZero2 || exe.fsdp == Fsdp::kZero3)
-      st.block_dp_time *= n_mb;
+    st.block_dp_mb_time = microbatch_reduce(d_bytes, group) + microbatch_reduce(e_bytes, e_group);
+    st.block_dp_time = n_mb * st.block_dp_mb_time + step_reduce(d_bytes, group) + step_reduce(e_bytes, e_group);
     if (exe.fsdp == Fsdp::kZero3) {
       // Each block's weights are all-gathered before its forward and again before its backward, every microbatch,
       // prefetched during the previous block's compute: only what that compute cannot hide is exposed.

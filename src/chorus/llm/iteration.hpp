@@ -39,7 +39,8 @@ struct Stats {
   OpCost head;
   PipelineShape shape;
   MemoryUse memory;
-  double block_dp_time = 0;
+  double block_dp_time = 0;     // one block's gradient reduction link time over the whole iteration
+  double block_dp_mb_time = 0;  // of which each microbatch's (ZeRO-2/3 reduce-scatter every microbatch)
   double pp_p2p_time = 0;
   double chunk_time = 0;
   double optim_flops = 0;
