@@ -247,6 +247,25 @@ TEST(LlmCalibrate, Llama3405bOnThePapersScheduleWithoutRefitting) {
   }
 }
 
+TEST(LlmCalibrate, TorchtitanFsdp2RunsAreFastWithTheMegatronFit) {
+  // pytorch/torchtitan docs/performance.md, FSDP2 on 64 A100-80GB: tokens/s per GPU 2,162 (Llama 2 13B, local batch
+  // 2 x 4,096 tokens, no AC), 353 (Llama 2 70B, 2 x 4,096, full AC), 331 (Llama 3 70B, 1 x 8,192, full AC). The
+  // a100-80gb preset is fitted on Megatron-LM (fused kernels); eager FSDP2 runs below it, so the planner is fast on
+  // every row, by 12.9-18.4 % (docs/llm.md); a change that moves a row past 20 % must say why there.
+  const System shipped = resolve_system("a100-80gb");
+  const auto runs = read_measured_runs(validation("torchtitan_fsdp2_a100_runs.csv"), shipped);
+  ASSERT_EQ(runs.size(), 3u);
+  // 128 sequences x 4,096 tokens / (2,162 tokens/s x 64 GPUs) = 3.789 s; 64 x 8,192 / (331 x 64) = 24.749 s.
+  EXPECT_NEAR(runs[0].measured_s, 128.0 * 4096 / (2162.0 * 64), 1e-9);
+  EXPECT_NEAR(runs[2].measured_s, 64.0 * 8192 / (331.0 * 64), 1e-9);
+  for (const MeasuredRun& run : runs) {
+    const Stats st = IterationModel(run.app, shipped).evaluate(run.exe);
+    EXPECT_EQ(st.outcome, Outcome::kOk) << run.name;
+    EXPECT_GT(1 - st.total_time / run.measured_s, 0.05) << run.name;  // fast
+    EXPECT_LT(1 - st.total_time / run.measured_s, 0.20) << run.name;
+  }
+}
+
 TEST(LlmCalibrate, BadCsvNamesFileAndLine) {
   const std::string path = ::testing::TempDir() + "bad_runs.csv";
   const System sys = resolve_system("a100-80gb");
