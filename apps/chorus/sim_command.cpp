@@ -175,13 +175,16 @@ void warn_below_bound(const RunReport& report, NetworkModelKind model, bool nccl
   const size_t below = count_below_bound(report);
   if (below == 0)
     return;
-  // Only the unaware model ignores contention outright; under aware and flow a subgroup's logical ring can hide
-  // hops that share a physical link. NCCL's NVLS reduces inside the switch, which the bound does not allow.
-  const std::string why = nccl ? "NCCL's NVLS reduces inside the NVSwitch, and the bound assumes no reduction in the "
-                                 "network (docs/nccl.md)"
-                          : !network_models().get(model).info().contention
-                              ? "the unaware model ignores link contention; --model flow accounts for it"
-                              : "subgroups are timed on a logical ring of their members (docs/workload.md)";
+  // Only the unaware model ignores contention outright; under aware and flow a subgroup's logical ring in ASTRA-sim's
+  // compatible mode (a --system file) can hide hops that share a physical link (natively each hop gets its share).
+  // NCCL's NVLS reduces inside the switch, which the bound does not allow.
+  const std::string why =
+      nccl ? "NCCL's NVLS reduces inside the NVSwitch, and the bound assumes no reduction in the "
+             "network (docs/nccl.md)"
+      : !network_models().get(model).info().contention
+          ? "the unaware model ignores link contention; --model flow accounts for it"
+          : "subgroups are timed on a logical ring of their members, whose hops ASTRA-sim's compatible mode "
+            "times apart (docs/workload.md)";
   std::cerr << fmt::format("warning: {} of {} collectives finish faster than their physical lower bound: {}\n", below,
                            report.collectives.size(), why);
 }

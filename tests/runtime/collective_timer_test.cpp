@@ -2,6 +2,7 @@
 // carries its n - 1 shares once), the others on the logical ring, worked out by hand.
 #include <gtest/gtest.h>
 
+#include "chorus/network/model_registry.hpp"
 #include "chorus/runtime/collective_timer.hpp"
 #include "chorus/topology/generators.hpp"
 
@@ -22,6 +23,31 @@ TEST(CollectiveTimer, SubgroupAllToAllRunsDirectNearItsBound) {
   // The All-Reduce of the same group stays a ring: 2 x 7/8 x 8 MiB / 100 GB/s.
   const TimedCollective ar = timer.time(chakra::CommType::AllReduce, Bytes(8 << 20), members);
   EXPECT_NEAR(ar.duration.microseconds(), 2 * 7.0 / 8 * (8 << 20) / 100e9 * 1e6, 0.01);
+}
+
+TEST(CollectiveTimer, SubgroupRingHopsShareThePhysicalLinksTheyCross) {
+  // An 8-NPU bidirectional ring at 100 GB/s per direction, no latency; the group 0, 4, 1, 5 in that ring order.
+  // Routes (shorter way, forward on a tie): 0->4 over 0>1>2>3>4, 4->1 over 4>3>2>1, 1->5 over 1>2>3>4>5, 5->0 over
+  // 5>6>7>0. Links 1>2, 2>3 and 3>4 carry two hops each, so under the congestion-aware models every hop runs at
+  // 50 GB/s: a ring All-Reduce of 8 MiB takes 2 x 3/4 x 8 MiB / 50 GB/s = 251.66 us. The unaware model (no
+  // congestion by definition) keeps 100 GB/s: 125.83 us.
+  const Topology t = compose({Dimension{BlockKind::Ring, 8, Bandwidth::gb_per_s(100), Time::zero()}});
+  const std::vector<uint32_t> members{0, 4, 1, 5};
+  for (const auto& [model, gb_per_s] :
+       {std::pair{NetworkModelKind::Flow, 50.0}, std::pair{NetworkModelKind::Aware, 50.0},
+        std::pair{NetworkModelKind::Unaware, 100.0}}) {
+    CollectiveTimerOptions options;
+    options.model = model;
+    CollectiveTimer timer(t, options);
+    const TimedCollective ar = timer.time(chakra::CommType::AllReduce, Bytes(8 << 20), members);
+    EXPECT_NEAR(ar.duration.microseconds(), 2 * 3.0 / 4 * (8 << 20) / (gb_per_s * 1e9) * 1e6, 0.01) << to_string(model);
+  }
+  // Every other NPU (0, 2, 4, 6) crosses each link once: no sharing, 2 x 3/4 x 8 MiB / 100 GB/s.
+  CollectiveTimerOptions options;
+  options.model = NetworkModelKind::Flow;
+  CollectiveTimer timer(t, options);
+  const TimedCollective spread = timer.time(chakra::CommType::AllReduce, Bytes(8 << 20), {0, 2, 4, 6});
+  EXPECT_NEAR(spread.duration.microseconds(), 2 * 3.0 / 4 * (8 << 20) / 100e9 * 1e6, 0.01);
 }
 
 }  // namespace

@@ -2,10 +2,13 @@
 #include "chorus/runtime/collective_timer.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <unordered_map>
 
 #include "chorus/core/error.hpp"
 #include "chorus/network/model_registry.hpp"
 #include "chorus/topology/generators.hpp"
+#include "chorus/topology/route_table.hpp"
 
 namespace chorus {
 
@@ -46,7 +49,33 @@ CollectiveTimer::RingShape CollectiveTimer::ring_shape(const std::vector<uint32_
     slowest_transfer = std::max(slowest_transfer, cost_->delay(a, b, Bytes(probe)) - latency);
   }
   shape.bytes_per_s = static_cast<double>(probe) / slowest_transfer.seconds();
+  if (ring_hops_share_links())
+    shape.bytes_per_s = std::min(shape.bytes_per_s, shared_hop_bytes_per_s(members));
   return shape;
+}
+
+bool CollectiveTimer::ring_hops_share_links() const {
+  // The congestion-aware models, natively: ASTRA-sim's logical ring (the compatible mode) ignores it, as does the
+  // unaware model by definition.
+  return options_.system == nullptr &&
+         (options_.model == NetworkModelKind::Aware || options_.model == NetworkModelKind::Flow);
+}
+
+double CollectiveTimer::shared_hop_bytes_per_s(const std::vector<uint32_t>& members) const {
+  // Every hop of a ring algorithm sends at once, each on its physical route: hops whose routes cross the same
+  // link split its bandwidth (a ring of every other NPU on a physical ring sends two hops over each link).
+  const RouteTable routes(topology_);
+  std::unordered_map<uint32_t, uint32_t> hops_on;
+  for (size_t i = 0; i < members.size(); ++i) {
+    for (LinkId l : routes.route(NodeId{members[i]}, NodeId{members[(i + 1) % members.size()]}))
+      ++hops_on[l.value];
+  }
+  double slowest = std::numeric_limits<double>::infinity();
+  for (const auto& [link, hops] : hops_on) {
+    const double share = topology_.link_bandwidth(LinkId{link}).bytes_per_second() / hops;
+    slowest = std::min(slowest, share);
+  }
+  return slowest;
 }
 
 TimedCollective CollectiveTimer::run(CommType type, Bytes bytes, const Topology& topology, bool whole_network) const {

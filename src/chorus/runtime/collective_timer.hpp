@@ -4,9 +4,11 @@
 //   algorithms, chunking and overheads (ASTRA-sim compatible) or chorus's native defaults.
 // - A smaller group becomes a 1-D logical ring over its members, as ASTRA-sim's CommunicatorGroup does: a ring
 //   topology whose every hop costs what the slowest member-to-next-member message costs on the real network,
-//   running ASTRA-sim's Ring algorithm. An All-to-All subgroup instead runs direct (each member sends each other
-//   its share at once) on a logical switch whose ports run at that slowest hop's speed: a ring All-to-All moves
-//   each share up to n/2 hops, about n/4 times the traffic the physical bound allows.
+//   running ASTRA-sim's Ring algorithm. Under the congestion-aware models (natively) a hop also gets no more than
+//   its share of every physical link its route crosses, shared with the other hops crossing it, so a subgroup
+//   ring never runs faster than its members' links allow. An All-to-All subgroup instead runs direct (each member sends
+//   each other its share at once) on a logical switch whose ports run at that slowest hop's speed: a ring All-to-All
+//   moves each share up to n/2 hops, about n/4 times the traffic the physical bound allows.
 // - With `nccl` set, every group's collective is what NCCL's cost model gives for the nodes the group spans.
 // Results are cached by what determines them (kind, size and the group's ring shape), so a 1024-NPU workload
 // with 128 data-parallel groups of the same shape times each distinct collective once.
@@ -73,6 +75,9 @@ class CollectiveTimer {
   using Key = std::tuple<chakra::CommType, Bytes, bool, RingShape>;
 
   RingShape ring_shape(const std::vector<uint32_t>& members) const;
+  bool ring_hops_share_links() const;
+  // The slowest hop's bandwidth when every hop of the ring sends at once on its physical route.
+  double shared_hop_bytes_per_s(const std::vector<uint32_t>& members) const;
   // A subgroup's All-to-All runs direct (each member to each other) on a logical switch, natively or when the
   // ASTRA-sim system asks for direct; otherwise on the logical ring.
   bool subgroup_all_to_all_direct(chakra::CommType type) const;
