@@ -111,6 +111,10 @@ TEST_F(MeasuredCli, HandMadeGpuRunBesideItsSimulation) {
       << text.out;
   EXPECT_NE(text.out.find("compute 70 us, communication 60 us, launch 12 us, idle 10 us"), std::string::npos)
       << text.out;
+  EXPECT_NE(text.out.find("longest on it: ncclDevKernel_AllReduce_Sum_f32_RING_LL 60 us, sm90_gemm_a 40 us, "
+                          "sm90_gemm_b 30 us"),
+            std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("c#d::allreduce_                          communication         2       120000.000        "
                           "44000.000    -63.3%"),
             std::string::npos)

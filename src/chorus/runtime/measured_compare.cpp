@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "chorus/core/error.hpp"
 
@@ -160,6 +161,12 @@ void print_measured(std::ostream& out, const MeasuredComparison& c, size_t rows)
     const MeasuredSplit& s = c.run.ranks.front().path;
     out << fmt::format("measured critical path (rank 0): compute {}, communication {}, launch {}, idle {}\n",
                        to_string(s.compute), to_string(s.communication), to_string(s.launch), to_string(s.idle));
+    std::vector<std::string> longest;
+    for (const MeasuredPathOp& o : c.run.ranks.front().path_ops)
+      if (longest.size() < 3)
+        longest.push_back(fmt::format("{} {}", o.name, to_string(o.time)));
+    if (!longest.empty())
+      out << fmt::format("  longest on it: {}\n", fmt::join(longest, ", "));
   }
   if (c.ops.empty())
     return;

@@ -53,7 +53,8 @@ std::optional<double> error_percent(Time measured, Time simulated);
 // error_ns}] (error: simulated - measured).
 nlohmann::json measured_json(const MeasuredComparison& c);
 
-// The iteration measured and simulated, the error, the measured path's split, and the `rows` operations furthest off.
+// The iteration measured and simulated, the error, rank 0's measured path (its split, its 3 longest operations),
+// and the `rows` operations furthest off.
 void print_measured(std::ostream& out, const MeasuredComparison& c, size_t rows = 5);
 
 }  // namespace chorus
