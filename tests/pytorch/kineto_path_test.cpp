@@ -114,6 +114,21 @@ TEST(KinetoPath, LaunchBoundKernelsWalkTheCpuThread) {
   EXPECT_EQ(m.path.sum(), m.span);
 }
 
+TEST(KinetoPath, ChildOutlastingItsParentIsCut) {
+  // Rounding in a trace can leave a child ending after its parent: parent [0,10], child [5,11], then op [11,20].
+  // The child is cut at 10, so [10,11] runs nothing: op 9, idle 1, child 5, parent 5 (compute 19): 20.
+  Events e;
+  e.cpu("parent", 0, 10);
+  e.cpu("child", 5, 11);
+  e.cpu("op", 11, 20);
+  const MeasuredRank m = walk_measured_path(e.b.finish());
+  EXPECT_EQ(m.span, Time::ns(20));
+  EXPECT_EQ(m.path.compute, Time::ns(19));
+  EXPECT_EQ(m.path.idle, Time::ns(1));
+  EXPECT_EQ(m.path_ops[0].name, "op");
+  EXPECT_EQ(m.path_ops[0].time, Time::ns(9));
+}
+
 TEST(KinetoPath, EmptyTimeline) {
   Events e;
   const MeasuredRank m = walk_measured_path(e.b.finish());

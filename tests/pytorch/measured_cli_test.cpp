@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,16 @@ TEST_F(MeasuredCli, HandMadeGpuRunBesideItsSimulation) {
                           "sm90_gemm_b 30 us"),
             std::string::npos)
       << text.out;
+  // report.html: the per-rank and per-op tables.
+  auto html_args = sim2(prefix, prefix + ".measured.json");
+  const std::string out = (dir_ / "results").string();
+  html_args.insert(html_args.end(), {"--out", out, "--report"});
+  ASSERT_EQ(run_chorus_split(html_args).status, 0);
+  std::ifstream html_file(out + "/report.html");
+  const std::string html((std::istreambuf_iterator<char>(html_file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("Measured beside simulated"), std::string::npos);
+  EXPECT_NE(html.find("<td>c#d::allreduce_</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>-0.076</td>"), std::string::npos);  // simulated - measured, ms: 0.044 - 0.120
   EXPECT_NE(text.out.find("c#d::allreduce_                          communication         2       120000.000        "
                           "44000.000    -63.3%"),
             std::string::npos)
@@ -199,6 +210,13 @@ TEST_F(MeasuredCli, KinetoOfAnotherRankOrWorld) {
                   "--kineto", world4, data("kineto_gpu_2r.kineto.1.json"), "--out", (dir_ / "y").string()},
                  true);
   expect_input_error(world, {world4, "distributedInfo.world_size", "is 4", "2 execution traces"});
+  // A Kineto trace that is not there.
+  const std::string absent = (dir_ / "absent.kineto.json").string();
+  expect_input_error(
+      run_chorus({"import", "pytorch", "--et", data("kineto_gpu_2r.et.0.json"), data("kineto_gpu_2r.et.1.json"),
+                  "--kineto", data("kineto_gpu_2r.kineto.0.json"), absent, "--out", (dir_ / "z").string()},
+                 true),
+      {absent});
   // One Kineto trace for two ranks.
   expect_input_error(run_chorus({"import", "pytorch", "--et", data("kineto_gpu_2r.et.0.json"),
                                  data("kineto_gpu_2r.et.1.json"), "--kineto", data("kineto_gpu_2r.kineto.0.json")},

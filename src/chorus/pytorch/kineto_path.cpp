@@ -295,8 +295,8 @@ KinetoTimeline TimelineBuilder::finish() {
         continue;
       const auto from = at.find({s.lane, s.ts});
       const auto to = at.find({f->second.lane, f->second.ts});
-      if (from != at.end() && to != at.end() && t_.events[to->second].kind == EventKind::Gpu &&
-          t_.launched_by[to->second] == KinetoTimeline::kNone)
+      if (from != at.end() && to != at.end() && t_.events[from->second].kind == EventKind::Runtime &&
+          t_.events[to->second].kind == EventKind::Gpu && t_.launched_by[to->second] == KinetoTimeline::kNone)
         t_.launched_by[to->second] = from->second;
     }
   }
