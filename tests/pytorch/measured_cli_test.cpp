@@ -217,6 +217,20 @@ TEST_F(MeasuredCli, KinetoOfAnotherRankOrWorld) {
                   "--kineto", data("kineto_gpu_2r.kineto.0.json"), absent, "--out", (dir_ / "z").string()},
                  true),
       {absent});
+  // Kernels of one operator that sum past what a node may hold (10^12 us): two of 6 x 10^11 us for aten::mm.
+  auto huge = nlohmann::json::parse(std::ifstream(data("kineto_gpu_2r.kineto.0.json")));
+  for (auto& e : huge["traceEvents"])
+    if (e.value("name", "") == "sm90_gemm_a")
+      e["dur"] = 600'000'000'000;
+  auto second = huge["traceEvents"][7];
+  ASSERT_EQ(second["name"], "sm90_gemm_a");
+  huge["traceEvents"].push_back(second);
+  const std::string huge_path = write("huge.json", huge.dump());
+  expect_input_error(
+      run_chorus({"import", "pytorch", "--et", data("kineto_gpu_2r.et.0.json"), data("kineto_gpu_2r.et.1.json"),
+                  "--kineto", huge_path, data("kineto_gpu_2r.kineto.1.json"), "--out", (dir_ / "h").string()},
+                 true),
+      {huge_path, "traceEvents", "sum to 1200000000000 us"});
   // One Kineto trace for two ranks.
   expect_input_error(run_chorus({"import", "pytorch", "--et", data("kineto_gpu_2r.et.0.json"),
                                  data("kineto_gpu_2r.et.1.json"), "--kineto", data("kineto_gpu_2r.kineto.0.json")},

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
 #include "chorus/io/output_file.hpp"
 #include "chorus/pytorch/kineto.hpp"
 
@@ -67,8 +68,14 @@ void warn_unmeasured_broadcasts(const RankSummary& r, std::ostream* warnings) {
 // The rank's measured timeline (kineto_path.hpp) and the Kineto times of its Chakra nodes, for chorus sim --measured.
 MeasuredRank measured_rank(MeasuredRank m, const RankImport& r) {
   m.nodes.reserve(r.measured_us.size());
-  for (const auto& [id, us] : r.measured_us)
+  for (const auto& [id, us] : r.measured_us) {
+    // One node holds at most 10^12 us, as the trace reader allows; many kernels of one operator could sum past it.
+    if (us > limits::kMaxNodeDurationMicros)
+      throw Error(
+          m.source, "traceEvents",
+          fmt::format("the kernels of one operator sum to {} us; at most 10^12 us (kMaxNodeDurationMicros)", us));
     m.nodes.emplace_back(id, Time::us(static_cast<int64_t>(us)));
+  }
   return m;
 }
 
