@@ -242,9 +242,11 @@ void run(const SimOptions& o) {
 
   const auto started = std::chrono::steady_clock::now();
   const Workload workload = load_workload(o.workload, o.comm_groups);
-  std::optional<MeasuredRun> measured_run;  // read before the run: a bad file costs no simulation
-  if (!o.measured.empty())
+  std::optional<MeasuredRun> measured_run;  // read and checked before the run: a bad file costs no simulation
+  if (!o.measured.empty()) {
     measured_run = read_measured_run(o.measured);
+    check_measured(workload, *measured_run);
+  }
   RunReport report;
   try {
     report = run_workload(workload, topology, options);

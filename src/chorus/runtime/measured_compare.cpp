@@ -47,6 +47,24 @@ std::vector<std::vector<Time>> simulated_durations(const Workload& workload, con
   return sim;
 }
 
+// Each node's index in its NPU's graph, by its id in the trace.
+std::unordered_map<uint64_t, uint32_t> index_by_id(const NpuGraph& graph) {
+  std::unordered_map<uint64_t, uint32_t> index;
+  index.reserve(graph.nodes.size());
+  for (uint32_t v = 0; v < graph.nodes.size(); ++v)
+    index.emplace(graph.nodes[v].id, v);
+  return index;
+}
+
+uint32_t node_index(const std::unordered_map<uint64_t, uint32_t>& index, const MeasuredRun& run, size_t rank,
+                    uint64_t id, const std::string& file) {
+  const auto it = index.find(id);
+  if (it == index.end())
+    throw Error(run.path, fmt::format("ranks[{}].nodes", rank),
+                fmt::format("node id {} is not in {}: the measured run is of another import", id, file));
+  return it->second;
+}
+
 void check_shape(const Workload& workload, const MeasuredRun& run) {
   if (workload.symmetry)
     throw Error(run.path, "ranks",
@@ -77,6 +95,15 @@ std::string percent_text(Time measured, Time simulated) {
 
 }  // namespace
 
+void check_measured(const Workload& workload, const MeasuredRun& run) {
+  check_shape(workload, run);
+  for (size_t r = 0; r < run.ranks.size(); ++r) {
+    const auto index = index_by_id(workload.npus[r]);
+    for (const auto& node : run.ranks[r].nodes)
+      node_index(index, run, r, node.first, workload.npus[r].file);
+  }
+}
+
 std::optional<double> error_percent(Time measured, Time simulated) {
   if (measured <= Time::zero())
     return std::nullopt;
@@ -90,20 +117,14 @@ MeasuredComparison compare_measured(const Workload& workload, const RunReport& r
   std::map<std::pair<std::string, std::string>, OpComparison> rows;
   for (size_t r = 0; r < run.ranks.size(); ++r) {
     const NpuGraph& graph = workload.npus[r];
-    std::unordered_map<uint64_t, uint32_t> index;
-    index.reserve(graph.nodes.size());
-    for (uint32_t v = 0; v < graph.nodes.size(); ++v)
-      index.emplace(graph.nodes[v].id, v);
+    const auto index = index_by_id(graph);
     for (const auto& [id, measured] : run.ranks[r].nodes) {
-      const auto it = index.find(id);
-      if (it == index.end())
-        throw Error(run.path, fmt::format("ranks[{}].nodes", r),
-                    fmt::format("node id {} is not in {}: the measured run is of another import", id, graph.file));
-      const WorkloadNode& n = graph.nodes[it->second];
+      const uint32_t v = node_index(index, run, r, id, graph.file);
+      const WorkloadNode& n = graph.nodes[v];
       OpComparison& row = rows[{graph.patterns[n.pattern], kind_of(n)}];
       ++row.instances;
       row.measured += measured;
-      row.simulated += sim[r][it->second];
+      row.simulated += sim[r][v];
     }
     c.ranks.push_back({run.ranks[r].span, report.npus[r].finish});
     c.measured_iteration = std::max(c.measured_iteration, run.ranks[r].span);

@@ -39,9 +39,12 @@ struct MeasuredComparison {
   Time simulated_iteration;       // the run's finish
 };
 
-// Needs the run's timeline (RuntimeOptions::record_timeline). Throws chorus::Error(run.path, field, ...) when the
-// measured run holds another number of ranks than the workload has NPUs, or names a node that the rank's trace does
-// not hold (a measured file of another import), and for a symmetric workload (its replicas are not simulated).
+// Throws chorus::Error(run.path, field, ...) when the measured run holds another number of ranks than the workload
+// has NPUs, or names a node that the rank's trace does not hold (a measured file of another import), and for a
+// symmetric workload (its replicas are not simulated). `chorus sim` calls it before the run.
+void check_measured(const Workload& workload, const MeasuredRun& run);
+
+// Needs the run's timeline (RuntimeOptions::record_timeline); checks `run` as check_measured() does.
 MeasuredComparison compare_measured(const Workload& workload, const RunReport& report, MeasuredRun run);
 
 // (simulated - measured) / measured in percent; nullopt when nothing was measured.
