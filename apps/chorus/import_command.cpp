@@ -1,7 +1,8 @@
 // `chorus import pytorch`: PyTorch execution traces (one per rank) to Chakra traces that `chorus sim` runs.
 //
 //   chorus import pytorch --et rank0.json rank1.json [--kineto k0.json k1.json] --out traces/ddp [--json]
-//   # writes traces/ddp.0.et, traces/ddp.1.et; docs/workload.md, "The PyTorch route"
+//   # writes traces/ddp.0.et, traces/ddp.1.et (and with --kineto traces/ddp.measured.json); docs/workload.md,
+//   # "The PyTorch route"
 #include <iostream>
 #include <memory>
 
@@ -55,6 +56,9 @@ void print_text(const pytorch::ImportResult& r, const pytorch::ImportOptions& o)
     std::cout << fmt::format("  {:<15} {:>12} B  {:<16} (trace node {})\n", to_string(c.kind), c.bytes, group_text(c),
                              c.et_node);
   std::cout << fmt::format("\ntiming: {}\n", timing_note(first.timing));
+  if (!r.measured.empty())
+    std::cout << fmt::format("measured timeline: {} (chorus sim --workload {} --measured {} ...)\n", r.measured,
+                             o.out_prefix, r.measured);
 }
 
 void print_json(const pytorch::ImportResult& r) {
@@ -86,6 +90,8 @@ void print_json(const pytorch::ImportResult& r) {
     out["ranks"].push_back(std::move(rank));
   }
   out["written"] = r.written;
+  if (!r.measured.empty())
+    out["measured"] = r.measured;
   std::cout << out.dump(2) << "\n";
 }
 
@@ -97,7 +103,9 @@ void register_import_command(CLI::App& app) {
   cmd->require_subcommand(1);
   CLI::App* pt = cmd->add_subcommand("pytorch", "PyTorch execution traces (one per rank) to PREFIX.<rank>.et");
   pt->add_option("--et", o->import.et, "execution trace JSON files, one per rank, in rank order")->required();
-  pt->add_option("--kineto", o->import.kineto, "Kineto / profiler chrome traces, one per rank (optional)");
+  pt->add_option("--kineto", o->import.kineto,
+                 "Kineto / profiler chrome traces, one per rank (optional): measured times, and with --out "
+                 "PREFIX.measured.json for chorus sim --measured");
   pt->add_option("--out", o->import.out_prefix, "write PREFIX.<rank>.et (chorus sim --workload PREFIX)");
   pt->add_flag("--gzip", o->import.gzip, "gzip the written traces");
   pt->add_flag("--json", o->json, "print one JSON object (per rank: nodes, collectives, comm_bytes, ...)");

@@ -25,6 +25,7 @@
 #include "chorus/io/output_file.hpp"
 #include "chorus/network/model_registry.hpp"
 #include "chorus/report/sim_report.hpp"
+#include "chorus/runtime/measured_compare.hpp"
 #include "chorus/runtime/reports.hpp"
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/runtime/what_if.hpp"
@@ -59,6 +60,7 @@ struct SimOptions {
   bool no_critical_path = false;
   unsigned what_if_threads = 0;  // 0: the machine's cores
   double overlap_slowdown = 0;   // runtime/overlap_slowdown.hpp
+  std::string measured;  // PREFIX.measured.json of chorus import pytorch --kineto (runtime/measured_compare.hpp)
   std::string timeline_level = "auto";
   size_t timeline_max_events = TimelineLimits{}.max_events;
   int64_t link_bins = 500;     // timeline.json's link-utilisation counters: bins over the run (runtime/link_load.hpp)
@@ -123,6 +125,9 @@ void add_options(CLI::App& cmd, SimOptions& o) {
                "network dimension's bandwidth x2 and latency /2 (in parallel; summary.json: what_if)");
   cmd.add_option("--what-if-threads", o.what_if_threads,
                  "with --what-if: run this many re-simulations at once (default 0: one per core)");
+  cmd.add_option("--measured", o.measured,
+                 "PREFIX.measured.json (chorus import pytorch --kineto): the measured run beside the simulated one, "
+                 "per rank and per op, with the measured critical path (summary.json: measured)");
   cmd.add_option("--overlap-slowdown", o.overlap_slowdown,
                  "GPU compute runs 1 + F times slower while its NPU moves data (default 0; 0.19 is the mean slowdown "
                  "Lee et al. 2025 measured, docs/workload.md)");
@@ -226,10 +231,11 @@ void run(const SimOptions& o) {
   options.system = system ? &*system : nullptr;
   options.memory = load_remote_memory(o.memory);
   options.resource_limits = !o.no_resource_limits;
-  options.record_timeline = !o.no_timeline && !o.out.empty();
+  // The comparison with a measured run reads each node's simulated time from the timeline.
+  options.record_timeline = (!o.no_timeline && !o.out.empty()) || !o.measured.empty();
   options.lower_bounds = !o.no_bounds;
   options.link_stats = !o.out.empty();  // links.csv (aware and flow only)
-  options.link_load_bins = options.record_timeline ? static_cast<size_t>(o.link_bins) : 0;
+  options.link_load_bins = !o.no_timeline && !o.out.empty() ? static_cast<size_t>(o.link_bins) : 0;
   options.contention = o.contention;
   options.nccl = nccl_context;
   options.critical_path = !o.no_critical_path;
@@ -239,6 +245,11 @@ void run(const SimOptions& o) {
 
   const auto started = std::chrono::steady_clock::now();
   const Workload workload = load_workload(o.workload, o.comm_groups);
+  std::optional<MeasuredRun> measured_run;  // read and checked before the run: a bad file costs no simulation
+  if (!o.measured.empty()) {
+    measured_run = read_measured_run(o.measured);
+    check_measured(workload, *measured_run);
+  }
   RunReport report;
   try {
     report = run_workload(workload, topology, options);
@@ -252,8 +263,20 @@ void run(const SimOptions& o) {
   if (o.what_if)
     what_if = what_if_runs(workload, topology, options, o.what_if_threads);
   warn_below_bound(report, *model, nccl_context.has_value());
-  const ReportContext context{
-      workload, report, to_string(*model), topology.name(), wall_s, &topology, o.what_if ? &what_if : nullptr};
+  std::optional<MeasuredComparison> measured;
+  if (measured_run) {
+    measured = compare_measured(workload, report, std::move(*measured_run));
+    if (o.no_timeline || o.out.empty())
+      report.timeline.clear();  // recorded for the comparison only
+  }
+  const ReportContext context{workload,
+                              report,
+                              to_string(*model),
+                              topology.name(),
+                              wall_s,
+                              &topology,
+                              o.what_if ? &what_if : nullptr,
+                              measured ? &*measured : nullptr};
   const TimelineLimits timeline{*parse_timeline_level(o.timeline_level), o.timeline_max_events};
   if (!o.out.empty())
     write_reports(o.out, context, timeline);

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
+#include "chorus/core/limits.hpp"
+#include "chorus/io/output_file.hpp"
 #include "chorus/pytorch/kineto.hpp"
 
 namespace chorus::pytorch {
@@ -63,6 +65,20 @@ void warn_unmeasured_broadcasts(const RankSummary& r, std::ostream* warnings) {
         r.file, first->et_node, count);
 }
 
+// The rank's measured timeline (kineto_path.hpp) and the Kineto times of its Chakra nodes, for chorus sim --measured.
+MeasuredRank measured_rank(MeasuredRank m, const RankImport& r) {
+  m.nodes.reserve(r.measured_us.size());
+  for (const auto& [id, us] : r.measured_us) {
+    // One node holds at most 10^12 us, as the trace reader allows; many kernels of one operator could sum past it.
+    if (us > limits::kMaxNodeDurationMicros)
+      throw Error(
+          m.source, "traceEvents",
+          fmt::format("the kernels of one operator sum to {} us; at most 10^12 us (kMaxNodeDurationMicros)", us));
+    m.nodes.emplace_back(id, Time::us(static_cast<int64_t>(us)));
+  }
+  return m;
+}
+
 }  // namespace
 
 std::string to_string(Timing timing) {
@@ -94,6 +110,7 @@ ImportResult import_pytorch(const ImportOptions& o, std::ostream* warnings) {
       throw Error(dir.string(), Argument{"out"}, fmt::format("cannot create the directory: {}", ec.message()));
   }
   ImportResult result;
+  MeasuredRun measured;
   for (uint32_t rank = 0; rank < world; ++rank) {
     const ExecutionTrace et = read_execution_trace(o.et[rank], warnings);
     std::optional<KinetoTimes> kineto;
@@ -102,6 +119,8 @@ ImportResult import_pytorch(const ImportOptions& o, std::ostream* warnings) {
       check_kineto_rank(*kineto, rank, world);
     }
     RankImport r = recover_rank(et, rank, world, kineto ? &*kineto : nullptr);
+    if (kineto)
+      measured.ranks.push_back(measured_rank(std::move(kineto->measured), r));
     RankSummary s;
     s.rank = rank;
     s.file = o.et[rank];
@@ -120,6 +139,10 @@ ImportResult import_pytorch(const ImportOptions& o, std::ostream* warnings) {
       result.written.push_back(path);
     }
     result.ranks.push_back(std::move(s));
+  }
+  if (!o.kineto.empty() && !o.out_prefix.empty()) {
+    result.measured = o.out_prefix + ".measured.json";
+    write_output_file(result.measured, Argument{"out"}, measured_run_json(measured).dump() + "\n");
   }
   return result;
 }

@@ -1,5 +1,6 @@
 // `chorus import pytorch`: a set of per-rank PyTorch execution traces (and optional Kineto traces) turned into
-// Chakra traces PREFIX.<rank>.et that `chorus sim --workload PREFIX` runs. Rank r is the r-th file.
+// Chakra traces PREFIX.<rank>.et that `chorus sim --workload PREFIX` runs. Rank r is the r-th file. With Kineto
+// traces, PREFIX.measured.json holds the measured timeline (runtime/measured_run.hpp) for `chorus sim --measured`.
 //
 //   ImportResult r = import_pytorch({.et = {"r0.json", "r1.json"}, .out_prefix = "traces/ddp"}, &std::cerr);
 #pragma once
@@ -33,6 +34,7 @@ struct RankSummary {
 struct ImportResult {
   std::vector<RankSummary> ranks;
   std::vector<std::string> written;
+  std::string measured;  // PREFIX.measured.json (with --kineto and an output prefix): chorus sim --measured reads it
 };
 
 std::string to_string(Timing timing);

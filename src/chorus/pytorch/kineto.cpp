@@ -2,6 +2,7 @@
 #include "chorus/pytorch/kineto.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <unordered_map>
 
@@ -11,6 +12,8 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/io/json_file.hpp"
+#include "chorus/pytorch/collectives.hpp"
+#include "chorus/pytorch/kineto_path.hpp"
 
 namespace chorus::pytorch {
 namespace {
@@ -35,6 +38,31 @@ std::optional<int64_t> int_arg(const json& e, const char* key) {
 
 bool is_gpu(const std::string& cat) {
   return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset";
+}
+
+bool is_runtime(const std::string& cat) {
+  return cat == "cuda_runtime" || cat == "cuda_driver";
+}
+
+bool is_cpu(const std::string& cat) {
+  return cat.empty() || cat == "cpu_op" || cat == "user_annotation" || cat == "Operator" || cat == "python_function";
+}
+
+// CUDA calls that return only when the GPU has finished work: the host waits on the device there.
+bool is_sync(const std::string& name) {
+  return name.find("Synchronize") != std::string::npos || name == "cudaMemcpy";
+}
+
+// Microseconds (with up to three decimals in Kineto's traces) to whole nanoseconds.
+int64_t to_ns(double us) {
+  return static_cast<int64_t>(std::llround(us * 1000.0));
+}
+
+// A lane is one (pid, tid) pair; either may be a number or a string ("CPU functions", "stream 7").
+std::string lane_key(const json& e) {
+  const auto pid = e.find("pid");
+  const auto tid = e.find("tid");
+  return (pid == e.end() ? std::string("-") : pid->dump()) + "/" + (tid == e.end() ? std::string("-") : tid->dump());
 }
 
 bool is_nccl(std::string name) {
@@ -66,6 +94,8 @@ class Join {
     collect(*events);
     match_cpu();
     attach_kernels();
+    k_.measured = walk_measured_path(timeline_.finish());
+    k_.measured.source = path_;
     return std::move(k_);
   }
 
@@ -95,7 +125,14 @@ class Join {
   void collect(const json& events) {
     for (size_t i = 0; i < events.size(); ++i) {
       const json& e = events[i];
-      if (!e.is_object() || text(e, i, "ph") != "X")
+      if (!e.is_object())
+        continue;
+      const std::string ph = text(e, i, "ph");
+      if (ph == "s" || ph == "f") {
+        flow(e, i, ph[0]);
+        continue;
+      }
+      if (ph != "X")
         continue;
       const auto dur = e.find("dur");
       const auto ts = e.find("ts");
@@ -108,9 +145,14 @@ class Join {
                     fmt::format("is {} us; must be at most 10^12 us (kMaxNodeDurationMicros)", dur->dump()));
       if (ts == e.end() || !ts->is_number())
         throw Error(path_, fmt::format("traceEvents[{}].ts", i), "missing or not a number");
+      // Nanoseconds as int64 hold +-9.2e15 us (292 years); Kineto's clock is microseconds since the epoch.
+      if (!(std::abs(ts->get<double>()) <= 9e15))
+        throw Error(path_, fmt::format("traceEvents[{}].ts", i),
+                    fmt::format("is {} us; must be within +-9e15 us", ts->dump()));
       const Event ev{&e, ts->get<double>(), static_cast<uint64_t>(dur->get<double>() + 0.5)};
       const std::string cat = text(e, i, "cat");
       const std::string name = text(e, i, "name");  // checked here: attach_kernels() reads it again
+      add_to_timeline(e, cat, name, ts->get<double>(), dur->get<double>());
       if (is_gpu(cat)) {
         gpu_.push_back(ev);
       } else if (cat.empty() || cat == "cpu_op" || cat == "user_annotation" || cat == "Operator") {
@@ -121,6 +163,34 @@ class Join {
     }
     for (auto& [name, list] : by_name_)
       std::stable_sort(list.begin(), list.end(), [](const Event& a, const Event& b) { return a.ts < b.ts; });
+  }
+
+  void add_to_timeline(const json& e, const std::string& cat, const std::string& name, double ts, double dur) {
+    KinetoEvent ev;
+    if (is_gpu(cat))
+      ev.kind = EventKind::Gpu;
+    else if (is_runtime(cat))
+      ev.kind = EventKind::Runtime;
+    else if (!is_cpu(cat))
+      return;  // annotations of GPU time, profiler overhead, trace markers
+    ev.start = to_ns(ts);
+    ev.end = ev.start + to_ns(dur);
+    ev.lane = timeline_.lane(lane_key(e));
+    ev.name = timeline_.name(name);
+    ev.comm = ev.kind != EventKind::Runtime && (is_nccl(name) || classify_op(name, nullptr).has_value());
+    ev.sync = ev.kind == EventKind::Runtime && is_sync(name);
+    timeline_.add(ev, int_arg(e, "correlation"));
+  }
+
+  // Kineto links a launch to its kernel by an "ac2g" flow as well as by the "correlation" argument.
+  void flow(const json& e, size_t i, char phase) {
+    if (text(e, i, "cat") != "ac2g")
+      return;
+    const auto id = e.find("id");
+    const auto ts = e.find("ts");
+    if (id == e.end() || !id->is_number_integer() || ts == e.end() || !ts->is_number())
+      return;
+    timeline_.flow(phase, id->get<int64_t>(), timeline_.lane(lane_key(e)), to_ns(ts->get<double>()));
   }
 
   // By record-function id when the trace has them, else the k-th event of a name is the k-th node of it.
@@ -172,6 +242,7 @@ class Join {
   std::unordered_map<uint64_t, Event> by_rf_;
   std::unordered_map<std::string, std::deque<Event>> by_name_;
   std::unordered_map<int64_t, uint32_t> by_external_;
+  TimelineBuilder timeline_;
 };
 
 }  // namespace

@@ -4,7 +4,8 @@
 // node's rf_id) where the trace has one, else by order: the k-th event named X is the k-th node named X (the
 // legacy profiler of PyTorch 1.13 writes a bare list of events with no ids). GPU kernels are attached to the CPU
 // op that launched them through their "External id" (= the op's "External id"); kernels named nccl* are the
-// collective's own, the others are compute.
+// collective's own, the others are compute. The whole timeline (CPU operators, CUDA runtime calls, kernels and the
+// launches that link them) also gives the rank's measured span and critical path (kineto_path.hpp).
 //
 //   KinetoTimes k = join_kineto("rank0_kineto.json", et);   // k.cpu_us[i], k.gpu_us[i] per et.nodes[i]
 #pragma once
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "chorus/pytorch/execution_trace.hpp"
+#include "chorus/runtime/measured_run.hpp"
 
 namespace chorus::pytorch {
 
@@ -27,10 +29,11 @@ struct KinetoTimes {
   size_t kernels = 0;
   std::optional<int64_t> rank;        // distributedInfo.rank where the trace has it
   std::optional<int64_t> world_size;  // distributedInfo.world_size
+  MeasuredRank measured;              // span, critical path and its operations (source: path; nodes: empty)
 };
 
 // Throws chorus::Error(path, ...) when the file is not JSON or not a chrome trace (a list of events or an object
-// with "traceEvents"), or an event's "dur" is not a non-negative number.
+// with "traceEvents"), or an event's "dur" is not a non-negative number or its "ts" not a number.
 KinetoTimes join_kineto(const std::string& path, const ExecutionTrace& et);
 
 }  // namespace chorus::pytorch

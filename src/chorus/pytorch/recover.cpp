@@ -312,9 +312,13 @@ class Recovery {
     return r_.trace.nodes.back();
   }
 
+  bool kineto_measured(uint32_t v) const { return k_ != nullptr && (gpu_total_[v] > 0 || k_->cpu_us[v]); }
+
   void compute(uint32_t v, uint64_t micros) {
     chakra::TraceNode& n = add(v, chakra::NodeType::Comp, waited_collectives(v));
     n.duration_micros = micros;
+    if (kineto_measured(v))
+      r_.measured_us.emplace_back(n.id, micros);
     n.is_cpu_op = k_ == nullptr || gpu_total_[v] == 0;
     chain_[t_.nodes[v].tid] = n.id;
   }
@@ -400,6 +404,9 @@ class Recovery {
     if (k_ != nullptr && nccl_total_[v] > 0) {
       n->duration_micros = nccl_total_[v];  // measured; Broadcast is replayed from it
       c.measured_us = nccl_total_[v];
+      r_.measured_us.emplace_back(n->id, nccl_total_[v]);
+    } else if (k_ != nullptr && k_->cpu_us[v]) {
+      r_.measured_us.emplace_back(n->id, *k_->cpu_us[v]);  // a CPU collective (gloo): its operator's time
     }
     for (uint32_t i = 0; i < node.tensor_count; ++i)
       pending_[t_.tensors[node.first_tensor + i].storage] = n->id;

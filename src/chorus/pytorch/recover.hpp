@@ -45,6 +45,8 @@ struct RankImport {
   size_t et_nodes = 0;
   uint64_t comm_bytes = 0;
   Timing timing = Timing::None;
+  // With a Kineto trace: (Chakra node id, microseconds) of every node whose time the Kineto trace measured.
+  std::vector<std::pair<uint64_t, uint64_t>> measured_us;
 };
 
 // Throws chorus::Error(et.path, "node <id>", ...) for a duplicate id, a parent that names no node, a node the

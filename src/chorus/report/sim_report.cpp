@@ -184,6 +184,39 @@ void what_if_section(HtmlPage& page, const ReportContext& context) {
   page.table(rows);
 }
 
+// `chorus sim --measured`: each rank measured and simulated with the measured critical path's split, then the
+// operations furthest off.
+void measured_section(HtmlPage& page, const ReportContext& context) {
+  if (context.measured == nullptr)
+    return;
+  const MeasuredComparison& c = *context.measured;
+  page.heading("Measured beside simulated");
+  const std::optional<double> error = error_percent(c.measured_iteration, c.simulated_iteration);
+  page.paragraph(fmt::format(
+      "The profiled run ({}): iteration {} measured (longest rank), {} simulated{}. The measured critical path is "
+      "walked back on the Kineto timeline from the last event to end (docs/workload.md).",
+      c.run.path, to_string(c.measured_iteration), to_string(c.simulated_iteration),
+      error ? fmt::format(", {:+.1f}%", *error) : ""));
+  std::vector<std::vector<std::string>> ranks = {{"rank", "measured (ms)", "simulated (ms)", "path compute (ms)",
+                                                  "path communication (ms)", "path launch (ms)", "path idle (ms)"}};
+  for (size_t r = 0; r < c.ranks.size(); ++r) {
+    const MeasuredSplit& p = c.run.ranks[r].path;
+    ranks.push_back({std::to_string(r), fmt::format("{:.3f}", ms(c.ranks[r].measured)),
+                     fmt::format("{:.3f}", ms(c.ranks[r].simulated)), fmt::format("{:.3f}", ms(p.compute)),
+                     fmt::format("{:.3f}", ms(p.communication)), fmt::format("{:.3f}", ms(p.launch)),
+                     fmt::format("{:.3f}", ms(p.idle))});
+  }
+  page.table(ranks);
+  std::vector<std::vector<std::string>> ops = {
+      {"operation (digits as #)", "kind", "instances", "measured (ms)", "simulated (ms)", "simulated - measured (ms)"}};
+  for (size_t i = 0; i < std::min(kMaxBlameRows, c.ops.size()); ++i) {
+    const OpComparison& o = c.ops[i];
+    ops.push_back({o.name, o.kind, std::to_string(o.instances), fmt::format("{:.3f}", ms(o.measured)),
+                   fmt::format("{:.3f}", ms(o.simulated)), fmt::format("{:.3f}", ms(o.simulated - o.measured))});
+  }
+  page.table(ops);
+}
+
 }  // namespace
 
 std::string sim_report_html(const ReportContext& context) {
@@ -207,6 +240,7 @@ std::string sim_report_html(const ReportContext& context) {
   link_section(page, context);
   critical_path_section(page, context);
   what_if_section(page, context);
+  measured_section(page, context);
   return page.str();
 }
 

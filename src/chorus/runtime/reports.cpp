@@ -184,6 +184,8 @@ nlohmann::json summary_json(const ReportContext& context) {
   if (!r.fused_ops.empty())
     j["fused_ops"] = fused_ops_json(r);
   add_critical_path_json(j, context);
+  if (context.measured != nullptr)
+    j["measured"] = measured_json(*context.measured);
   return j;
 }
 
@@ -240,6 +242,8 @@ void print_report(std::ostream& out, const ReportContext& context) {
   if (shown < r.npus.size())
     out << fmt::format("{:>6} ({} more NPUs in summary.json)\n", "...", r.npus.size() - shown);
   print_critical_path(out, context);
+  if (context.measured != nullptr)
+    print_measured(out, *context.measured);
   if (r.collectives.empty())
     return;
   out << fmt::format("\n{:<15} {:>14} {:>6} {:>7} {:<18} {:>14} {:>10} {:>10} {:>14}\n", "collective", "comm_size",

@@ -5,6 +5,7 @@
 //   (critical_path.hpp) critical_path_totals {compute_ns, collective_ns, p2p_ns, other_ns}, critical_path
 //   [{kind, name, npu, start_ns, end_ns, (collectives) group, group_npus, dimension}] and blame [{name, kind,
 //   instances, on_critical_path, critical_ns, exposed_ns}]; with what-if runs what_if [{change, finish_ns, speedup}];
+//   with a measured run (`chorus sim --measured`) measured (measured_compare.hpp);
 // - npus.csv: summary.json's per_npu rows as CSV (one per NPU; cpu_ns last);
 // - collectives.csv: one row per collective instance (type, group, size, algorithm, start/end, algbw, busbw,
 //   physical lower bound, feasible);
@@ -22,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chorus/runtime/measured_compare.hpp"
 #include "chorus/runtime/runtime.hpp"
 #include "chorus/runtime/timeline_writer.hpp"
 #include "chorus/runtime/what_if.hpp"
@@ -36,6 +38,7 @@ struct ReportContext {
   double wall_s = 0;
   const Topology* network = nullptr;                   // for links.csv (not owned)
   const std::vector<WhatIfResult>* what_if = nullptr;  // `chorus sim --what-if` (not owned)
+  const MeasuredComparison* measured = nullptr;        // `chorus sim --measured` (not owned)
 };
 
 // True when the collective's lower bound was computed and its simulated time is below it: a time no schedule can
