@@ -1,6 +1,7 @@
 // The search's extra dimensions (SearchDims): context parallelism and the ZeRO stages, on a toy case small enough
 // to enumerate by hand, and the search's best checked against a brute force over that enumeration.
 #include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -104,6 +105,29 @@ TEST(LlmSearchDims, BestIsTheBestOfTheHandEnumeration) {
   }
   spec.dims = {};
   EXPECT_LE(run_search(model, spec).top[0].sample_rate, best);
+}
+
+TEST(LlmSearchDims, StagesMayHoldTheFirstAndLastBlockShort) {
+  // As Llama 3 405B (126 blocks on 16 stages of 8, the first and last holding 7): 6 blocks on 4 stages hold 2, 2
+  // and the first and last 1 (6 + 2 = 4 x 2), so PP 4 is searched, with v = 1 and v = 2 (8 one-block virtual
+  // stages, the first and the last empty). 5 blocks fill neither 2 nor 4 stages that way: PP 1 only.
+  const System sys = one_tier();
+  for (const auto& [blocks, pps] :
+       {std::pair{6, std::set<std::pair<int64_t, int64_t>>{{1, 1}, {2, 1}, {2, 3}, {4, 1}, {4, 2}}},
+        std::pair{5, std::set<std::pair<int64_t, int64_t>>{{1, 1}}}}) {
+    Application app = toy();
+    app.num_blocks = blocks;
+    const IterationModel model(app, sys);
+    SearchSpec spec;
+    spec.num_procs = 4;
+    spec.max_batch = 4;
+    spec.top_n = 1000000;
+    spec.prune = false;
+    std::set<std::pair<int64_t, int64_t>> seen;  // (PP, v) of every configuration that fits
+    for (const Candidate& c : run_search(model, spec).top)
+      seen.insert({c.execution.pipeline_par, c.execution.pipeline_interleaving});
+    EXPECT_EQ(seen, pps) << blocks << " blocks";
+  }
 }
 
 TEST(LlmSearchDims, LongSequencesPickContextParallelism) {

@@ -148,6 +148,24 @@ std::vector<Fsdp> zero_stages(int64_t grad, const SearchDims& dims) {
   return {Fsdp::kZero1, Fsdp::kNone, Fsdp::kZero2, Fsdp::kZero3};
 }
 
+// PP stages hold the blocks evenly, or (Llama 3 405B's 126 blocks on 16 stages) the first and the last one block
+// short, each still holding one: the layouts the trace generator expresses too.
+bool stages_hold_blocks(int64_t blocks, int64_t pp) {
+  return blocks % pp == 0 || ((blocks + 2) % pp == 0 && (blocks + 2) / pp >= 2);
+}
+
+// The interleavings v whose PP x v virtual stages hold the blocks evenly or with the first and the last one short.
+std::vector<int64_t> pipeline_interleavings(int64_t blocks, int64_t pp) {
+  if (pp == 1)
+    return {1};
+  std::vector<int64_t> out;
+  for (int64_t v : divisors((blocks + pp - 1) / pp)) {
+    if (v == 1 || blocks % (pp * v) == 0 || (blocks + 2) % (pp * v) == 0)
+      out.push_back(v);
+  }
+  return out;
+}
+
 std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int64_t n, int64_t max_batch,
                                   const SearchDims& dims) {
   check_search_size(n, max_batch);
@@ -158,13 +176,13 @@ std::vector<Task> enumerate_tasks(const Application& app, const System& sys, int
     if (app.hidden % tp != 0 || app.attn_heads % tp != 0)
       continue;
     for (int64_t pp : divisors(std::min(n / tp, app.num_blocks))) {
-      if (n % (tp * pp) != 0 || app.num_blocks % pp != 0)
+      if (n % (tp * pp) != 0 || !stages_hold_blocks(app.num_blocks, pp))
         continue;
       for (int64_t cp : context_pars(app, n / (tp * pp), dims)) {
         const int64_t dp = n / (tp * pp * cp);
         if (dims.exact_batch && max_batch % dp != 0)
           continue;
-        const std::vector<int64_t> interleavings = pp == 1 ? std::vector<int64_t>{1} : divisors(app.num_blocks / pp);
+        const std::vector<int64_t> interleavings = pipeline_interleavings(app.num_blocks, pp);
         const int64_t batch = largest_batch(dp, max_batch);
         std::vector<int64_t> mbs;
         for (int64_t m : divisors(batch / dp)) {
@@ -314,10 +332,13 @@ class TaskRunner {
     if (bar <= 0)
       return false;
     const double n_mb = static_cast<double>(t.batch / (t.dp * e.microbatch_size));
-    const double bpp = static_cast<double>(model_.application().num_blocks / t.pp);
+    const int64_t blocks = model_.application().num_blocks;
+    const double bpp = static_cast<double>((blocks + t.pp - 1) / t.pp);  // the fullest stage
     const double bpc = bpp / static_cast<double>(t.v);
     const double block = b.fw.time + b.bw.time + b.re.time;
-    const double head = head_cost(model_.application(), e, model_.hardware(e.datatype)).time;
+    double head = head_cost(model_.application(), e, model_.hardware(e.datatype)).time;
+    if (blocks % t.pp != 0)  // the short last stage hides the head behind its missing block (iteration.cpp)
+      head = std::max(0.0, head - block);
     const double lower = n_mb * bpp * block + static_cast<double>(t.pp - 1) * bpc * block + n_mb * head;
     return static_cast<double>(t.batch) / lower < bar;
   }
