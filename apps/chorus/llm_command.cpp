@@ -1,7 +1,8 @@
 // `chorus llm`: the LLM training planner.
 //
 //   chorus llm run      --model M.json --system S.json --exec E.json [--json]
-//                       [--engine sim [--network NET.yml] [--network-model flow] [--traces DIR]]
+//                       [--engine sim [--network NET.yml] [--network-model flow] [--traces DIR]
+//                        [--collectives nccl --machine M]]
 //   chorus llm search   --model M.json --system S.json --gpus 1024 --max-batch 1536 [--top 20] [--threads N]
 //                       [--context-par] [--fsdp] [--fused-attention]
 //                       [--csv all.csv] [--datatype float16] [--json]
@@ -106,9 +107,15 @@ void run_run(const RunOptions& o) {
   const llm::Stats st = model.evaluate(exe);
   if (o.engine != "planner" && o.engine != "sim")
     throw Error("", "--engine", fmt::format("is '{}'; expected planner or sim", o.engine));
-  const bool sim_options = !o.sim.network.empty() || !o.sim.traces.empty() || o.sim.network_model != "flow";
-  if (o.engine == "planner" && sim_options)
-    throw Error("", "--network", "applies only with --engine sim (as do --network-model and --traces)");
+  if (o.engine == "planner") {
+    for (const auto& [flag, given] :
+         {std::pair{"--network", !o.sim.network.empty()}, std::pair{"--network-model", o.sim.network_model != "flow"},
+          std::pair{"--traces", !o.sim.traces.empty()}, std::pair{"--collectives", !o.sim.collectives.empty()},
+          std::pair{"--machine", !o.sim.machine.empty()}}) {
+      if (given)
+        throw Error("", flag, "applies only with --engine sim");
+    }
+  }
   if (o.engine == "sim") {
     LlmSimEngineOptions sim = o.sim;
     sim.model_file = o.model;
@@ -528,6 +535,12 @@ void register_llm_command(CLI::App& app) {
   run->add_option("--network-model", run_opts->sim.network_model, "with --engine sim: flow, aware or unaware")
       ->capture_default_str();
   run->add_option("--traces", run_opts->sim.traces, "with --engine sim: keep the generated traces in this directory");
+  run->add_option("--collectives", run_opts->sim.collectives,
+                  "with --engine sim: simulated (default) or nccl: every collective as NCCL (RCCL) runs it on "
+                  "--machine, by the library's cost model (docs/nccl.md)");
+  run->add_option("--machine", run_opts->sim.machine,
+                  "with --engine sim --collectives nccl: the machine preset (chorus machines) or a calibrated machine "
+                  "JSON; its nodes are the job's GPUs / its GPUs per node");
   run->add_flag("--calculon-recompute-bug", run_opts->calculon_bug,
                 "reproduce Calculon's recompute-accumulation bug in the DP-overlap window (for comparison)");
   run->callback([run_opts] { run_run(*run_opts); });

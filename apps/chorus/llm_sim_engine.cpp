@@ -12,6 +12,7 @@
 #include "chorus/llm_engine/planned_spec.hpp"
 #include "chorus/llm_engine/planner_network.hpp"
 #include "chorus/llm_engine/sim_engine.hpp"
+#include "chorus/nccl/calibrated_machine.hpp"
 #include "chorus/network/model_registry.hpp"
 #include "chorus/runtime/runtime.hpp"
 #include "topology_options.hpp"
@@ -34,6 +35,31 @@ Topology engine_topology(const LlmSimEngineOptions& o, const llm::System& sys, c
   return t;
 }
 
+// --collectives nccl --machine M: every collective as NCCL runs it on the job's GPUs placed on M's nodes.
+std::optional<nccl::NcclContext> engine_nccl(const LlmSimEngineOptions& o, const llm::Execution& exe) {
+  if (o.collectives.empty() || o.collectives == "simulated") {
+    if (!o.machine.empty())
+      throw Error("", "--machine", "applies only with --collectives nccl");
+    return std::nullopt;
+  }
+  if (o.collectives != "nccl")
+    throw Error("", "--collectives", fmt::format("is '{}'; expected simulated or nccl", o.collectives));
+  if (o.machine.empty())
+    throw Error("", "--collectives", "nccl needs --machine NAME|FILE.json");
+  if (o.machine.ends_with(".xml"))
+    throw Error("", "--machine", "a topology dump describes one node; give a preset or a calibrated machine JSON");
+  const nccl::CalibratedMachine m = nccl::resolve_machine(o.machine, "machine");
+  const int64_t per_node = m.machine->gpus_per_node;
+  if (exe.num_procs % per_node != 0) {
+    throw Error(
+        o.exec_file, "num_procs",
+        fmt::format("{} GPUs are not whole nodes of {} ({} GPUs each)", exe.num_procs, m.machine->name, per_node));
+  }
+  // Refuses machines NCCL does not run on and node counts past the machine's.
+  (void)nccl::comm_system(*m.machine, static_cast<uint32_t>(exe.num_procs / per_node), m.scales);
+  return nccl::NcclContext{m.machine, m.scales};
+}
+
 }  // namespace
 
 void run_llm_sim_engine(const LlmSimEngineOptions& o, const llm::Application& app, const llm::System& sys,
@@ -45,12 +71,13 @@ void run_llm_sim_engine(const LlmSimEngineOptions& o, const llm::Application& ap
   const NetworkModelKind model = network_model_argument(o.network_model, "network-model");
   if (model == NetworkModelKind::Packet)
     throw Error("", "--network-model", "is packet; the simulator engine runs flow, aware or unaware");
+  const std::optional<nccl::NcclContext> nccl = engine_nccl(o, exe);
   const Topology topology = engine_topology(o, sys, exe);
   const LlmTrainingSpec spec =
       planned_training_spec(app, sys, exe, stats, o.exec_file, std::filesystem::path(o.model_file).stem().string());
   SimEngineResult result;
   try {
-    result = run_sim_engine(stats, spec, topology, SimEngineOptions{model, o.traces});
+    result = run_sim_engine(stats, spec, topology, SimEngineOptions{model, o.traces, nccl});
   } catch (const DeadlockError& e) {
     std::cerr << "error: " << e.what() << "\n";
     std::cerr.flush();

@@ -13,6 +13,8 @@ struct LlmSimEngineOptions {
   std::string network;        // an ASTRA-sim network YAML, or "" for the system's own tiers
   std::string network_model;  // flow, aware, unaware
   std::string traces;         // keep the generated traces here
+  std::string collectives;    // "" or simulated, or nccl: NCCL's model of `machine` for every collective
+  std::string machine;        // with collectives nccl: a machine preset or calibrated machine JSON
   std::string model_file;
   std::string system_name;
   std::string exec_file;

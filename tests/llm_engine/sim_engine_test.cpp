@@ -139,6 +139,39 @@ TEST(SimEngine, GeneratedTracesAreWhatTheEngineSimulates) {
   fs::remove(net);
 }
 
+TEST(SimEngine, NcclCollectivesChangeOnlyTheCommunication) {
+  // The dense job (16 GPUs: two DGX A100 nodes) with every collective timed by NCCL's cost model of dgx-a100: the
+  // compute nodes are the same, so the compute row is the simulated run's to the nanosecond; the JSON names the
+  // timing, and the iteration still covers the compute.
+  const Job job{"examples/llm/llama2-7b.json", "examples/llm/compare/dense_tp4_pp2_dp2.json"};
+  const auto simulated = run_chorus(run_args(job, true), false);
+  auto args = run_args(job, true);
+  args.insert(args.end(), {"--collectives", "nccl", "--machine", "dgx-a100"});
+  const auto nccl = run_chorus(args, false);
+  ASSERT_EQ(simulated.status, 0) << simulated.out;
+  ASSERT_EQ(nccl.status, 0) << nccl.out;
+  const auto a = nlohmann::json::parse(simulated.out);
+  const auto b = nlohmann::json::parse(nccl.out);
+  EXPECT_EQ(a["collectives"], "simulated");
+  EXPECT_EQ(b["collectives"], "nccl:dgx-a100");
+  EXPECT_NEAR(b["components"][0]["sim_s"].get<double>(), a["components"][0]["sim_s"].get<double>(), 1e-9);
+  EXPECT_GE(b["total_time"].get<double>(), b["components"][0]["sim_s"].get<double>());
+  EXPECT_NE(b["total_time"].get<double>(), a["total_time"].get<double>());
+  // 16 GPUs are not whole nodes of a 72-GPU NVL72 rack; nccl needs a machine; --machine needs nccl.
+  args = run_args(job, true);
+  args.insert(args.end(), {"--collectives", "nccl", "--machine", "gb200-nvl72"});
+  expect_input_error(run_chorus(args, true), {"dense_tp4_pp2_dp2.json", "num_procs", "72 GPUs each"});
+  args = run_args(job, true);
+  args.insert(args.end(), {"--collectives", "nccl"});
+  expect_input_error(run_chorus(args, true), {"--collectives", "--machine"});
+  args = run_args(job, true);
+  args.insert(args.end(), {"--machine", "dgx-a100"});
+  expect_input_error(run_chorus(args, true), {"--machine", "--collectives nccl"});
+  args = run_args(job, false);
+  args.insert(args.end(), {"--collectives", "nccl"});
+  expect_input_error(run_chorus(args, true), {"--collectives", "--engine sim"});
+}
+
 TEST(SimEngine, BadInputIsOneLine) {
   namespace fs = std::filesystem;
   const Job dense{"examples/llm/llama2-7b.json", "examples/llm/compare/dense_tp4_pp2_dp2.json"};

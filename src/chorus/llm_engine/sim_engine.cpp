@@ -140,18 +140,21 @@ SimEngineResult run_sim_engine(const llm::Stats& stats, const LlmTrainingSpec& s
   RuntimeOptions run;
   run.model = options.model;
   run.record_timeline = false;
-  run.lower_bounds = true;  // each collective against its physical bound: below it is a model defect, said
+  run.lower_bounds = true;   // each collective against its physical bound: below it is a model defect, said
   run.critical_path = true;  // the blame charges exposed communication to its collective or message
   // Each rank's trace is one in-order compute stream; what leaves it (DP, ZeRO, pipeline sends) runs on its own
   // stream, as NCCL runs each communicator's kernels, so several collectives may be in flight at once, and they
   // share the links they have in common.
   run.resource_limits = false;
   run.contention = options.model == NetworkModelKind::Flow;
+  run.nccl = options.nccl;
   const RunReport report = run_workload(workload, topology, run);
   result.finish_s = report.finish.seconds();
   result.collectives = report.collectives.size();
   result.below_bound = count_below_bound(report);
   result.network = topology.name();
+  if (options.nccl)
+    result.collective_timing = std::string("nccl:") + options.nccl->machine->name;
   result.simulated_npus = result.symmetric ? workload.symmetry->classes.size() : workload.npus.size();
   const auto planner = planner_rows(stats);
   const auto sim = sim_rows(report, topology.npu_count());
@@ -174,6 +177,7 @@ nlohmann::json sim_engine_json(nlohmann::json planner, const llm::Stats& stats, 
   j["network"] = result.network;
   j["simulated_traces"] = result.simulated_npus;
   j["collectives_below_bound"] = result.below_bound;
+  j["collectives"] = result.collective_timing;
   j["components"] = nlohmann::json::array();
   for (const EngineComponent& c : result.components)
     j["components"].push_back({{"name", c.name}, {"planner_s", c.planner_s}, {"sim_s", c.sim_s}});
@@ -188,15 +192,18 @@ std::string sim_engine_table(const SimEngineResult& result) {
     const std::string ratio = c.planner_s > 0 ? fmt::format("{:.3f}", c.sim_s / c.planner_s) : "-";
     out += fmt::format("{:<50} {:>11.4f} {:>11.4f} {:>9}\n", c.name, c.planner_s, c.sim_s, ratio);
   }
+  const bool nccl = result.collective_timing != "simulated";
   if (result.below_bound > 0) {
-    out += fmt::format(
-        "warning: {} of {} collectives finish faster than their physical lower bound (subgroups are timed on a "
-        "logical ring of their members; docs/workload.md)\n",
-        result.below_bound, result.collectives);
+    out += fmt::format("warning: {} of {} collectives finish faster than their physical lower bound ({})\n",
+                       result.below_bound, result.collectives,
+                       nccl ? "NCCL's NVLS reduces inside the NVSwitch, which the bound does not allow; docs/nccl.md"
+                            : "subgroups are timed on a logical ring of their members; docs/workload.md");
   }
-  out += fmt::format("simulated on {} ({} trace{}{})\n", result.network, result.simulated_npus,
-                     result.simulated_npus == 1 ? "" : "s",
-                     result.symmetric ? ", one per rank class: pipeline stage and CP index" : ", one per rank");
+  out += fmt::format(
+      "simulated on {} ({} trace{}{}){}\n", result.network, result.simulated_npus,
+      result.simulated_npus == 1 ? "" : "s",
+      result.symmetric ? ", one per rank class: pipeline stage and CP index" : ", one per rank",
+      nccl ? fmt::format("; collectives by NCCL's cost model on {}", result.collective_timing.substr(5)) : "");
   return out;
 }
 

@@ -18,6 +18,7 @@
 
 #include "chorus/generate/llm_training.hpp"
 #include "chorus/llm/iteration.hpp"
+#include "chorus/nccl/group_timing.hpp"
 #include "chorus/network/network_model.hpp"
 #include "chorus/topology/topology.hpp"
 
@@ -32,6 +33,8 @@ struct EngineComponent {
 struct SimEngineOptions {
   NetworkModelKind model = NetworkModelKind::Flow;
   std::string traces;  // keep the generated traces in this directory; "" writes them to a temporary one
+  // Every collective timed by NCCL's model of this machine for its group (chorus sim --collectives nccl).
+  std::optional<nccl::NcclContext> nccl;
 };
 
 struct SimEngineResult {
@@ -42,6 +45,7 @@ struct SimEngineResult {
   std::string network;  // the topology's name
   size_t collectives = 0;
   size_t below_bound = 0;  // collectives that finished faster than the physical links allow (runtime/group_bound)
+  std::string collective_timing = "simulated";  // or "nccl:MACHINE" (NCCL's cost model for every collective)
 };
 
 SimEngineResult run_sim_engine(const llm::Stats& stats, const LlmTrainingSpec& spec, const Topology& topology,
