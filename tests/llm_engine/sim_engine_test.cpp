@@ -107,6 +107,27 @@ TEST(SimEngine, ValidationRunsBothEnginesWithoutFitting) {
   EXPECT_NEAR(r.sim_mean_abs_error, std::fabs(1 - r.rows[0].sim_s / 1.42), 1e-12);
 }
 
+TEST(SimEngine, ValidationSummarisesEachSourceApart) {
+  // Two runs under two source names: each source's mean is its one run's error; the overall mean is their mean.
+  const llm::System sys = llm::resolve_system("a100-80gb");
+  std::vector<EngineValidationRun> runs = table5_runs(sys);
+  runs.resize(1);
+  runs.push_back(runs[0]);
+  runs[1].source = "again";
+  runs[1].measured_s = 2 * runs[0].measured_s;
+  const EngineValidationReport r = validate_engines(runs, sys, "a100-80gb");
+  ASSERT_EQ(r.sources.size(), 2u);
+  EXPECT_EQ(r.sources[0].source, runs[0].source);
+  EXPECT_EQ(r.sources[1].source, "again");
+  const double sim_s = r.rows[0].sim_s;
+  EXPECT_NEAR(r.sources[0].sim_mean_abs_error, std::fabs(1 - sim_s / runs[0].measured_s), 1e-12);
+  EXPECT_NEAR(r.sources[1].sim_mean_abs_error, std::fabs(1 - sim_s / runs[1].measured_s), 1e-12);
+  EXPECT_NEAR(r.sim_mean_abs_error, (r.sources[0].sim_mean_abs_error + r.sources[1].sim_mean_abs_error) / 2, 1e-12);
+  EXPECT_EQ(r.sources[0].runs, 1u);
+  const std::string table = engine_validation_table(r);
+  EXPECT_NE(table.find("again                1 run: mean |error|"), std::string::npos) << table;
+}
+
 TEST(SimEngine, GeneratedTracesAreWhatTheEngineSimulates) {
   // generate llm --exec writes the engine's traces; chorus sim of them on the planner's tiers as a network file
   // (the same switches, bandwidths and latencies) with the engine's settings finishes when the engine does.

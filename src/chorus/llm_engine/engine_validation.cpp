@@ -49,6 +49,30 @@ EngineValidationRow validate_run(const EngineValidationRun& run, const llm::Syst
   return row;
 }
 
+std::vector<SourceErrors> source_errors(const std::vector<EngineValidationRow>& rows) {
+  std::vector<SourceErrors> out;
+  for (const EngineValidationRow& row : rows) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const SourceErrors& e) { return e.source == row.source; });
+    if (it == out.end())
+      it = out.insert(out.end(), SourceErrors{row.source});
+    if (!row.skipped.empty())
+      continue;
+    const double sim_error = std::fabs(1 - row.sim_s / row.measured_s);
+    ++it->runs;
+    it->planner_mean_abs_error += std::fabs(1 - row.planner_s / row.measured_s);
+    it->sim_mean_abs_error += sim_error;
+    it->sim_max_abs_error = std::max(it->sim_max_abs_error, sim_error);
+    it->sim_vs_planner_max = std::max(it->sim_vs_planner_max, std::fabs(row.sim_s / row.planner_s - 1));
+  }
+  for (SourceErrors& e : out) {
+    if (e.runs > 0) {
+      e.planner_mean_abs_error /= static_cast<double>(e.runs);
+      e.sim_mean_abs_error /= static_cast<double>(e.runs);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 EngineValidationReport validate_engines(const std::vector<EngineValidationRun>& runs, const llm::System& sys,
@@ -71,6 +95,7 @@ EngineValidationReport validate_engines(const std::vector<EngineValidationRun>& 
     r.planner_mean_abs_error /= static_cast<double>(ran);
     r.sim_mean_abs_error /= static_cast<double>(ran);
   }
+  r.sources = source_errors(r.rows);
   return r;
 }
 
@@ -88,6 +113,13 @@ std::string engine_validation_table(const EngineValidationReport& r) {
     out +=
         fmt::format("{:<20} {:<24} {:>10.3f} {} {:>10.3f} {:>7.1f}% {:>9.3f}\n", row.source, row.name, row.measured_s,
                     planner, row.sim_s, 100 * (1 - row.sim_s / row.measured_s), row.sim_s / row.planner_s);
+  }
+  for (const SourceErrors& e : r.sources) {
+    out += fmt::format(
+        "{:<20} {} run{}: mean |error| planner {:.2f}%, simulator {:.2f}% (worst {:.1f}%); apart at most "
+        "{:.1f}%\n",
+        e.source, e.runs, e.runs == 1 ? "" : "s", 100 * e.planner_mean_abs_error, 100 * e.sim_mean_abs_error,
+        100 * e.sim_max_abs_error, 100 * e.sim_vs_planner_max);
   }
   out += fmt::format(
       "mean |error|: planner {:.1f}%, simulator {:.1f}% (worst {:.1f}%); simulator vs planner at most {:.1f}% apart\n",
@@ -113,6 +145,15 @@ nlohmann::json engine_validation_json(const EngineValidationReport& r) {
   j["sim_mean_abs_error"] = r.sim_mean_abs_error;
   j["sim_max_abs_error"] = r.sim_max_abs_error;
   j["sim_vs_planner_max"] = r.sim_vs_planner_max;
+  j["sources"] = nlohmann::json::array();
+  for (const SourceErrors& e : r.sources) {
+    j["sources"].push_back({{"source", e.source},
+                            {"runs", e.runs},
+                            {"planner_mean_abs_error", e.planner_mean_abs_error},
+                            {"sim_mean_abs_error", e.sim_mean_abs_error},
+                            {"sim_max_abs_error", e.sim_max_abs_error},
+                            {"sim_vs_planner_max", e.sim_vs_planner_max}});
+  }
   return j;
 }
 

@@ -27,12 +27,23 @@ struct EngineValidationRow {
   std::string skipped;  // why the simulator engine could not run it ("" when it ran)
 };
 
+// The errors of one source's runs (the rows the simulator ran): each source is its own hardware and software.
+struct SourceErrors {
+  std::string source;
+  size_t runs = 0;
+  double planner_mean_abs_error = 0;
+  double sim_mean_abs_error = 0;
+  double sim_max_abs_error = 0;
+  double sim_vs_planner_max = 0;
+};
+
 struct EngineValidationReport {
   std::vector<EngineValidationRow> rows;
   double planner_mean_abs_error = 0;  // of 1 - predicted / measured, over the rows the simulator ran
   double sim_mean_abs_error = 0;
   double sim_max_abs_error = 0;
-  double sim_vs_planner_max = 0;  // the largest |sim / planner - 1|
+  double sim_vs_planner_max = 0;      // the largest |sim / planner - 1|
+  std::vector<SourceErrors> sources;  // the same per source, in the order they first appear
 };
 
 // Table 5 of Korthikanti et al. 2022 (full recompute, and sequence parallelism + selective recompute), as
