@@ -335,6 +335,18 @@ TEST(LowerBound, SymmetryDetectionIsExplicit) {
   EXPECT_EQ(bound_of(grid(4, 4, false), CollectiveKind::AllGather, BoundMethod::Auto).method, BoundMethod::AllSinks);
 }
 
+TEST(LowerBound, HypercubeEdgeListIsSymmetricByXorTranslations) {
+  // TACOS's hypercube inputs link i and i XOR 2^k: XOR with each power of two maps the links onto themselves, a
+  // group transitive on the NPUs, so one sink suffices and gives the all-sinks bound. A ring of 8 as an edge list
+  // is not XOR-invariant (0-1 and 1-2 map to 1-0 and 0-3): no proof, all sinks.
+  const Topology cube = load_edge_list(std::string(CHORUS_REFERENCE_DIR) + "/tacos-inputs/hypercube_d6.txt");
+  EXPECT_TRUE(npus_provably_symmetric(cube));
+  const LowerBound one = bound_of(cube, CollectiveKind::AllGather, BoundMethod::Auto);
+  EXPECT_EQ(one.method, BoundMethod::OneSink);
+  EXPECT_EQ(one.bound, bound_of(cube, CollectiveKind::AllGather, BoundMethod::AllSinks).bound);
+  EXPECT_FALSE(npus_provably_symmetric(ring(8, true)));
+}
+
 TEST(LowerBound, OneSinkIsExactOnSymmetricAndValidElsewhere) {
   const Topology torus = grid(6, 5, true);
   EXPECT_EQ(bound_of(torus, CollectiveKind::AllReduce, BoundMethod::OneSink).bound,

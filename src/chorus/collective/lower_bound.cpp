@@ -485,6 +485,34 @@ std::vector<LinkKey> sorted_links(const Topology& topology, uint32_t stride, uin
   return keys;
 }
 
+// The links with every endpoint's id XORed with `mask`, sorted (mask 0: the links as they are).
+std::vector<LinkKey> xored_links(const Topology& topology, uint32_t mask) {
+  std::vector<LinkKey> keys;
+  keys.reserve(topology.link_count());
+  for (uint32_t l = 0; l < topology.link_count(); ++l) {
+    const LinkId link{l};
+    keys.emplace_back(topology.link_src(link).value ^ mask, topology.link_dst(link).value ^ mask,
+                      topology.link_bandwidth(link).bytes_per_second(), topology.link_latency(link).picoseconds());
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+// An edge list of 2^k NPUs (and nothing else) whose links map onto themselves when every id is XORed with each
+// power of two: these maps generate the group x -> x XOR m, transitive on the NPUs (a hypercube numbered as
+// TACOS's inputs are).
+bool npus_xor_symmetric(const Topology& topology) {
+  const uint32_t n = topology.npu_count();
+  if (topology.node_count() != n || n < 2 || (n & (n - 1)) != 0)
+    return false;
+  const std::vector<LinkKey> links = xored_links(topology, 0);
+  for (uint32_t bit = 1; bit < n; bit <<= 1) {
+    if (xored_links(topology, bit) != links)
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // A unit translation along one dimension maps every NPU coordinate c_d to c_d + 1 (mod size). If it maps the
@@ -493,8 +521,11 @@ std::vector<LinkKey> sorted_links(const Topology& topology, uint32_t stride, uin
 // that excludes NPU 0, so the single sink 0 sees every ratio (and NPU 0's eccentricity is the diameter). Merely
 // having uniform links or identical per-NPU bandwidth multisets would not prove this, hence the explicit check;
 // it also rejects topologies whose links disagree with their declared dimensions.
+// An edge list gets the same argument from XOR translations (npus_xor_symmetric).
 bool npus_provably_symmetric(const Topology& topology) {
-  if (!topology.is_dimensional() || topology.node_count() != topology.npu_count())
+  if (!topology.is_dimensional())
+    return npus_xor_symmetric(topology);
+  if (topology.node_count() != topology.npu_count())
     return false;
   const std::vector<LinkKey> links = sorted_links(topology, 1, 0);
   uint32_t stride = 1;
