@@ -140,13 +140,17 @@ SimEngineResult run_sim_engine(const llm::Stats& stats, const LlmTrainingSpec& s
   RuntimeOptions run;
   run.model = options.model;
   run.record_timeline = false;
-  run.lower_bounds = true;  // each collective against its physical bound: below it is a model defect, said
+  run.lower_bounds = true;   // each collective against its physical bound: below it is a model defect, said
   run.critical_path = true;  // the blame charges exposed communication to its collective or message
   // Each rank's trace is one in-order compute stream; what leaves it (DP, ZeRO, pipeline sends) runs on its own
   // stream, as NCCL runs each communicator's kernels, so several collectives may be in flight at once, and they
   // share the links they have in common.
   run.resource_limits = false;
   run.contention = options.model == NetworkModelKind::Flow;
+  // One EP group may be the whole job (Qwen3-30B-A3B's EP 16 on 16 GPUs): its All-to-All runs direct, the shares
+  // for the members of a node over NVLink and the rest over the NICs at once, as a smaller group's does and as the
+  // planner prices it, not as ASTRA-sim's per-dimension rings.
+  run.whole_all_to_all_direct = true;
   const RunReport report = run_workload(workload, topology, run);
   result.finish_s = report.finish.seconds();
   result.collectives = report.collectives.size();

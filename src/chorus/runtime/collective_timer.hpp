@@ -5,8 +5,12 @@
 // - A smaller group becomes a 1-D logical ring over its members, as ASTRA-sim's CommunicatorGroup does: a ring
 //   topology whose every hop costs what the slowest member-to-next-member message costs on the real network,
 //   running ASTRA-sim's Ring algorithm. An All-to-All subgroup instead runs direct (each member sends each other
-//   its share at once) on a logical switch whose ports run at that slowest hop's speed: a ring All-to-All moves
-//   each share up to n/2 hops, about n/4 times the traffic the physical bound allows.
+//   its share at once) on a logical switch: a ring All-to-All moves each share up to n/2 hops, about n/4 times the
+//   traffic the physical bound allows. Its ports run at the slowest hop's speed, unless the members fall into
+//   equal blocks whose in-block hops are faster (an EP group spanning NVLink domains): then each member's near
+//   shares and far shares leave by different ports at once, and the port runs at the speed that moves all n - 1
+//   shares in the time the slower class takes (the planner's All-to-All, llm/expert_dispatch.hpp). With
+//   `whole_all_to_all_direct` (the LLM simulator engine) the whole network's All-to-All runs so too.
 // - With `nccl` set, every group's collective is what NCCL's cost model gives for the nodes the group spans.
 // Results are cached by what determines them (kind, size and the group's ring shape), so a 1024-NPU workload
 // with 128 data-parallel groups of the same shape times each distinct collective once.
@@ -42,6 +46,9 @@ struct CollectiveTimerOptions {
   PacketOptions packet;                       // the packet model's queues
   // Every collective timed by NCCL's model of this machine for its group (nccl/group_timing.hpp), not simulated.
   std::optional<nccl::NcclContext> nccl;
+  // The whole network's All-to-All also runs direct on a logical switch as a subgroup's does (no system file):
+  // the LLM simulator engine's, whose one EP group may be the whole job.
+  bool whole_all_to_all_direct = false;
 };
 
 struct TimedCollective {
@@ -73,6 +80,8 @@ class CollectiveTimer {
   using Key = std::tuple<chakra::CommType, Bytes, bool, RingShape>;
 
   RingShape ring_shape(const std::vector<uint32_t>& members) const;
+  // The logical switch of a direct All-to-All: the ring shape with the port speed of near and far peers combined.
+  RingShape all_to_all_shape(const std::vector<uint32_t>& members) const;
   // A subgroup's All-to-All runs direct (each member to each other) on a logical switch, natively or when the
   // ASTRA-sim system asks for direct; otherwise on the logical ring.
   bool subgroup_all_to_all_direct(chakra::CommType type) const;
@@ -90,6 +99,7 @@ class CollectiveTimer {
   std::map<std::vector<uint32_t>, nccl::GroupShape> nccl_shapes_;
   // Per member list: a group issues many collectives, and its shape costs 2 x members message delays.
   std::map<std::vector<uint32_t>, RingShape> ring_shapes_;
+  std::map<std::vector<uint32_t>, RingShape> all_to_all_shapes_;
 };
 
 // The simulated kinds (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL) as chorus collective kinds.
