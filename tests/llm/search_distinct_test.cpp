@@ -69,12 +69,15 @@ TEST(SearchDistinct, TopListIsDistinctAndEqualsTheExhaustiveOne) {
   spec.datatype = resolve_system("h100-80gb").datatype_index("float8");
   const SearchResult pruned = run_search(model, spec);
   ASSERT_EQ(pruned.top.size(), 10u);
-  std::set<std::tuple<int64_t, int64_t, int64_t, int64_t, int, int, int, bool, bool, bool, bool, bool>> seen;
+  // The network tiers count too: TP 2 on the NICs with EP on NVLink is another configuration than both on NVLink.
+  std::set<std::tuple<int64_t, int64_t, int64_t, int64_t, int, int, int, bool, bool, bool, bool, bool, int, int, int>>
+      seen;
   for (const Candidate& c : pruned.top) {
     const Execution e = canonical_execution(c.execution);
     seen.insert({e.tensor_par, e.data_par, e.expert_par, e.microbatch_size, static_cast<int>(e.tp_comm),
                  static_cast<int>(e.tp_overlap), static_cast<int>(e.recompute), e.seq_par_ag_redo, e.weight_offload,
-                 e.activations_offload, e.optimizer_offload, e.data_par_overlap});
+                 e.activations_offload, e.optimizer_offload, e.data_par_overlap, e.tensor_par_net, e.data_par_net,
+                 e.expert_par_net});
     if (c.execution.tensor_par == 1) {
       EXPECT_EQ(c.execution.tp_comm, TpCommType::kAr);  // the first enumerated of the equivalent ones
     }

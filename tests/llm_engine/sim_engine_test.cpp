@@ -205,6 +205,16 @@ TEST(SimEngine, BadInputIsOneLine) {
   args[7] = inference.string();
   expect_input_error(run_chorus(args, true), {"chorus-engine-inference.json", "training"});
   fs::remove(inference);
+  // ep_overlap: one microbatch's All-to-All behind another's compute, which the generated passes cannot pair.
+  const Job moe{"examples/llm/compare/mixtral-8x7b-s1024.json", "examples/llm/compare/moe_pp4_dp8_ep8.json"};
+  exec = nlohmann::json::parse(std::ifstream(kSource + "/" + moe.exec));
+  exec["ep_overlap"] = true;
+  const fs::path overlapped = fs::temp_directory_path() / "chorus-engine-ep-overlap.json";
+  std::ofstream(overlapped) << exec.dump();
+  args = run_args(moe, true);
+  args[7] = overlapped.string();
+  expect_input_error(run_chorus(args, true), {"chorus-engine-ep-overlap.json", "ep_overlap"});
+  fs::remove(overlapped);
   // A network whose NPU count is not the job's 16 GPUs.
   const fs::path net = fs::temp_directory_path() / "chorus-engine-net.yml";
   std::ofstream(net) << "topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 100 ]\nlatency: [ 500 ]\n";

@@ -50,5 +50,44 @@ TEST(CollectiveTimer, SubgroupRingHopsShareThePhysicalLinksTheyCross) {
   EXPECT_NEAR(spread.duration.microseconds(), 2 * 3.0 / 4 * (8 << 20) / 100e9 * 1e6, 0.01);
 }
 
+TEST(CollectiveTimer, SubgroupAllToAllAcrossTwoDomainsSendsTheNearSharesOverTheFastPorts) {
+  // 4 nodes of 8 NPUs: 450 GB/s ports inside a node, 50 GB/s between nodes, no latency; the group is nodes 0 and 1
+  // (NPUs 0-15). Each member sends 15 shares of 8 MiB / 16: 7 to its own node through the fast port and 8 to the
+  // other node through the slow one, at once. The slow port's 8/16 x 8 MiB / 50 GB/s = 83.886 us sets the time (the
+  // near shares take 7/16 x 8 MiB / 450 GB/s = 8.155 us); at the slowest hop's speed for all 15 it would be 157.3 us.
+  const Topology t = compose({Dimension{BlockKind::Switch, 8, Bandwidth::gb_per_s(450), Time::zero()},
+                              Dimension{BlockKind::Switch, 4, Bandwidth::gb_per_s(50), Time::zero()}});
+  CollectiveTimerOptions options;
+  options.model = NetworkModelKind::Flow;
+  CollectiveTimer timer(t, options);
+  std::vector<uint32_t> members;
+  for (uint32_t i = 0; i < 16; ++i)
+    members.push_back(i);
+  const TimedCollective a2a = timer.time(chakra::CommType::AllToAll, Bytes(8 << 20), members);
+  EXPECT_NEAR(a2a.duration.microseconds(), 8.0 / 16 * (8 << 20) / 50e9 * 1e6, 0.01);
+  // One member per node (NPUs 0, 8, 16, 24): every share crosses nodes, 3/4 x 8 MiB / 50 GB/s, as before.
+  const TimedCollective spread = timer.time(chakra::CommType::AllToAll, Bytes(8 << 20), {0, 8, 16, 24});
+  EXPECT_NEAR(spread.duration.microseconds(), 3.0 / 4 * (8 << 20) / 50e9 * 1e6, 0.01);
+}
+
+TEST(CollectiveTimer, WholeNetworkAllToAllRunsDirectWhenAsked) {
+  // 2 nodes of 8 NPUs (450 and 50 GB/s ports, no latency), the group all 16: the LLM engine's option makes it the
+  // direct exchange of the test above, 8/16 x 8 MiB / 50 GB/s = 83.886 us; without it the per-dimension phases run.
+  const Topology t = compose({Dimension{BlockKind::Switch, 8, Bandwidth::gb_per_s(450), Time::zero()},
+                              Dimension{BlockKind::Switch, 2, Bandwidth::gb_per_s(50), Time::zero()}});
+  std::vector<uint32_t> members;
+  for (uint32_t i = 0; i < 16; ++i)
+    members.push_back(i);
+  CollectiveTimerOptions options;
+  options.model = NetworkModelKind::Flow;
+  options.whole_all_to_all_direct = true;
+  CollectiveTimer direct(t, options);
+  const double us = direct.time(chakra::CommType::AllToAll, Bytes(8 << 20), members).duration.microseconds();
+  EXPECT_NEAR(us, 8.0 / 16 * (8 << 20) / 50e9 * 1e6, 0.01);
+  options.whole_all_to_all_direct = false;
+  CollectiveTimer phased(t, options);
+  EXPECT_GT(phased.time(chakra::CommType::AllToAll, Bytes(8 << 20), members).duration.microseconds(), us);
+}
+
 }  // namespace
 }  // namespace chorus

@@ -13,6 +13,7 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/limits.hpp"
 #include "chorus/core/progress.hpp"
+#include "chorus/llm/memory.hpp"
 
 namespace chorus {
 
@@ -201,10 +202,12 @@ MoeWork moe_forward_work(const LlmTrainingSpec& spec) {
 }
 
 int64_t moe_all_to_all_bytes(const LlmTrainingSpec& spec) {
+  // The planner's payload (llm/expert_dispatch.hpp): 16-bit hidden states even when the GEMMs run in FP8.
   const llm::Application& m = spec.model;
   const double pad = m.capacity_factor > 0 ? m.capacity_factor : 1.0;
   const double tokens = d(spec.microbatch_size) * d(m.seq_size) / spec.cp;
-  return to_bytes(tokens * d(m.top_k) * pad * d(m.hidden) * spec.bytes_per_element / spec.tp);
+  const double width = std::max(spec.bytes_per_element, llm::kStoredBytesFp8);
+  return to_bytes(tokens * d(m.top_k) * pad * d(m.hidden) * width / spec.tp);
 }
 
 int64_t cp_message_bytes(const LlmTrainingSpec& spec) {

@@ -1,6 +1,7 @@
 // Per-layer accounting of one transformer block (see block.hpp for the model and its sources).
 #include "chorus/llm/block.hpp"
 
+#include "chorus/llm/expert_dispatch.hpp"
 #include "chorus/llm/memory.hpp"
 
 #include <algorithm>
@@ -433,6 +434,21 @@ SideComm ring_attention(const Execution& exe, double kv_bytes, double attn_fw, d
 
 }  // namespace
 
+namespace {
+
+// ep_overlap (Megatron-Core's overlap_moe_expert_parallel_comm, DeepSeek-V3's DualPipe): the forward of one
+// microbatch and the backward of another run interleaved, so each one's dispatch and combine (`pass` seconds per
+// pass) hide behind the other's compute. Exposed: what the block's forward + backward compute cannot cover, plus the
+// compute the hidden transfers slow by taking `usage` of the processor (as for the DP overlap). Every microbatch is
+// taken as paired (the pipeline's unpaired warm-up and cool-down passes are not treated apart).
+SideComm overlapped_dispatch(double pass, double compute, double usage) {
+  const double comm = 2 * pass;
+  const double exposed = std::max(0.0, comm - compute) + std::min(comm, compute) * usage;
+  return {pass, pass, exposed / 2, exposed / 2};
+}
+
+}  // namespace
+
 double all_to_all_time(const NetworkTier& net, double bytes, int64_t n) {
   if (n <= 1)
     return 0;
@@ -513,14 +529,6 @@ BlockCost block_cost(const Application& app, const Execution& exe, const Hardwar
       linears[3] = {fw, agrad, wgrad, l};
   }
   out.cp = ring_attention(exe, 2 * kv_bytes, attn_fw, attn_bw, *nets.cp);  // K and V
-  if (app.moe() && exe.expert_par > 1) {
-    // Token dispatch and combine: each rank sends its 1/TP share of the m x top_k routed tokens, an All-to-All
-    // over the EP group, twice forward and twice backward (Megatron-Core's alltoall dispatcher).
-    const double routed_bytes = tokens / static_cast<double>(exe.tensor_par) * static_cast<double>(app.top_k) *
-                                static_cast<double>(app.hidden) * b;
-    const double a2a = 2 * all_to_all_time(*nets.ep, routed_bytes, exe.expert_par) * moe_share(app, exe);
-    out.ep = {a2a, a2a, a2a, a2a};
-  }
   const OpCost reduction = tp_reduction_cost(exe, hw, out.activation_elements);
   out.fw += reduction;
   out.agrad += reduction;
@@ -530,6 +538,17 @@ BlockCost block_cost(const Application& app, const Execution& exe, const Hardwar
   }
   out.bw = out.agrad;
   out.bw += out.wgrad;
+  if (app.moe() && exe.expert_par > 1) {
+    // Token dispatch and combine: each rank sends its 1/TP share of the m x top_k routed tokens, an All-to-All
+    // over the EP group, twice forward and twice backward (Megatron-Core's alltoall dispatcher), at 16 bits or
+    // more; the members sharing this rank's scale-up domain are reached over it.
+    const double one =
+        expert_all_to_all_time(*nets.ep, nets.scale_up, dispatch_bytes(app, exe, b), exe.expert_par, nets.ep_local);
+    const double a2a = 2 * one * moe_share(app, exe);
+    out.ep = {a2a, a2a, a2a, a2a};
+    if (exe.ep_overlap)
+      out.ep = overlapped_dispatch(a2a, out.fw.time + out.bw.time, nets.ep->processor_usage);
+  }
 
   out.act_checkpoint_bytes = out.activation_elements * stored_b;
   if (exe.recompute == Recompute::kFull)

@@ -85,6 +85,10 @@ struct BlockNets {
   const NetworkTier* tp = nullptr;
   const NetworkTier* cp = nullptr;
   const NetworkTier* ep = nullptr;
+  // The scale-up tier (tier 0) and how many members of an EP group share one of its domains: those exchange their
+  // share of the All-to-All over it (expert_dispatch.hpp). Null: the whole All-to-All runs on `ep`.
+  const NetworkTier* scale_up = nullptr;
+  int64_t ep_local = 1;
 };
 
 // All-to-All over n ranks, each holding `bytes` (it keeps 1/n and sends the rest).

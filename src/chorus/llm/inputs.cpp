@@ -200,6 +200,8 @@ void parse_extensions(FieldReader& r, Execution& e, const System& sys) {
   // ZeRO-1 is Calculon's optimizer_sharding; every ZeRO stage shards the optimizer state.
   if (r.has("fused_attention"))
     e.fused_attention = r.boolean("fused_attention");
+  if (r.has("ep_overlap"))
+    e.ep_overlap = r.boolean("ep_overlap");
   if (e.optimizer_sharding && e.fsdp == Fsdp::kNone)
     e.fsdp = Fsdp::kZero1;
   if (e.fsdp != Fsdp::kNone)
@@ -247,6 +249,8 @@ void check_execution(const Execution& e, const std::string& file, const Applicat
   require_divides(file, "context_par", e.context_par, app.seq_size, "seq_size");
   if (e.expert_par > 1 && !app.moe())
     throw Error(file, "expert_par", fmt::format("is {}; the model has no experts", e.expert_par));
+  if (e.ep_overlap && e.expert_par <= 1)
+    throw Error(file, "ep_overlap", "needs expert_par > 1 (there is no All-to-All to overlap)");
   if (app.moe()) {
     require_divides(file, "expert_par", e.expert_par, app.experts, "experts");
     require_divides(file, "expert_par", e.expert_par, e.data_par, "data_par (experts are split over DP ranks)");
@@ -532,7 +536,8 @@ nlohmann::json execution_to_json(const Execution& e, const System& sys) {
           {"expert_par_net", e.expert_par_net},
           {"fsdp", to_string(e.fsdp)},
           {"tp_gemm_overlap", to_string(e.tp_gemm_overlap)},
-          {"fused_attention", e.fused_attention}};
+          {"fused_attention", e.fused_attention},
+          {"ep_overlap", e.ep_overlap}};
 }
 
 }  // namespace chorus::llm

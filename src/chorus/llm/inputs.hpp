@@ -168,6 +168,7 @@ struct Execution {
   Fsdp fsdp = Fsdp::kNone;
   TpGemmOverlap tp_gemm_overlap = TpGemmOverlap::kNone;  // key tp_gemm_overlap
   bool fused_attention = false;  // Flash attention: no score matrix in HBM, scores recomputed on chip in backward
+  bool ep_overlap = false;       // MoE All-to-All of one microbatch hidden behind another's compute (paired 1F1B)
   // Ranks that hold the same weights and reduce their gradients: data x context parallel.
   int64_t grad_group() const { return data_par * context_par; }
 };

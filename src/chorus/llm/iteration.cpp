@@ -1,6 +1,8 @@
 // The iteration-time model (see iteration.hpp for the formula and its sources).
 #include "chorus/llm/iteration.hpp"
 
+#include "chorus/llm/expert_dispatch.hpp"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -15,8 +17,10 @@ IterationModel::IterationModel(const Application& app, const System& sys, Option
 
 BlockCost IterationModel::block(const Execution& exe) const {
   const auto net = [this](int8_t i) { return &sys_.networks[static_cast<size_t>(i)]; };
+  const NetworkTier* scale_up = net(0);
   return block_cost(app_, exe, hardware(exe.datatype),
-                    {net(exe.tensor_par_net), net(exe.context_par_net), net(exe.expert_par_net)});
+                    {net(exe.tensor_par_net), net(exe.context_par_net), net(exe.expert_par_net), scale_up,
+                     ep_ranks_per_domain(exe, scale_up->size)});
 }
 
 MemoryUse IterationModel::memory(const Execution& exe, const BlockCost& block) const {

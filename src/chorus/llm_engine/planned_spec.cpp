@@ -16,6 +16,11 @@ void refuse_inexpressible(const llm::Execution& exe, const std::string& file) {
     throw Error(file, "training",
                 "is false; the simulator engine generates training iterations (use the planner for inference)");
   }
+  if (exe.ep_overlap) {
+    throw Error(file, "ep_overlap",
+                "is true; the generated trace runs each microbatch's passes in turn, so one microbatch's All-to-All "
+                "cannot hide behind another's compute (use the planner)");
+  }
 }
 
 uint32_t narrow(int64_t value) {

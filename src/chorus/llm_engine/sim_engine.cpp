@@ -148,6 +148,10 @@ SimEngineResult run_sim_engine(const llm::Stats& stats, const LlmTrainingSpec& s
   run.resource_limits = false;
   run.contention = options.model == NetworkModelKind::Flow;
   run.nccl = options.nccl;
+  // One EP group may be the whole job (Qwen3-30B-A3B's EP 16 on 16 GPUs): its All-to-All runs direct, the shares
+  // for the members of a node over NVLink and the rest over the NICs at once, as a smaller group's does and as the
+  // planner prices it, not as ASTRA-sim's per-dimension rings.
+  run.whole_all_to_all_direct = true;
   const RunReport report = run_workload(workload, topology, run);
   result.finish_s = report.finish.seconds();
   result.collectives = report.collectives.size();

@@ -37,6 +37,13 @@ CollectiveTimer::CollectiveTimer(const Topology& topology, CollectiveTimerOption
 CollectiveTimer::~CollectiveTimer() = default;
 
 CollectiveTimer::RingShape CollectiveTimer::ring_shape(const std::vector<uint32_t>& members) const {
+  RingShape shape = slowest_hop_shape(members);
+  if (ring_hops_share_links())
+    shape.bytes_per_s = std::min(shape.bytes_per_s, shared_hop_bytes_per_s(members));
+  return shape;
+}
+
+CollectiveTimer::RingShape CollectiveTimer::slowest_hop_shape(const std::vector<uint32_t>& members) const {
   // The slowest hop of the logical ring sets the pace of a ring algorithm, so every hop is charged like it.
   constexpr int64_t probe = int64_t{1} << 30;
   RingShape shape{static_cast<uint32_t>(members.size()), Time::zero(), 0};
@@ -49,8 +56,6 @@ CollectiveTimer::RingShape CollectiveTimer::ring_shape(const std::vector<uint32_
     slowest_transfer = std::max(slowest_transfer, cost_->delay(a, b, Bytes(probe)) - latency);
   }
   shape.bytes_per_s = static_cast<double>(probe) / slowest_transfer.seconds();
-  if (ring_hops_share_links())
-    shape.bytes_per_s = std::min(shape.bytes_per_s, shared_hop_bytes_per_s(members));
   return shape;
 }
 
@@ -76,6 +81,76 @@ double CollectiveTimer::shared_hop_bytes_per_s(const std::vector<uint32_t>& memb
     slowest = std::min(slowest, share);
   }
   return slowest;
+}
+
+namespace {
+
+// Members of a group in equal consecutive blocks of `block` (1 < block < n) whose in-block transfers are all faster
+// than every cross-block one: `transfer[i][j]` seconds for the probe between members i and j. 0 when there is none.
+uint32_t fast_block(const std::vector<std::vector<double>>& transfer) {
+  const auto n = static_cast<uint32_t>(transfer.size());
+  double slowest = 0;
+  for (uint32_t j = 1; j < n; ++j)
+    slowest = std::max(slowest, transfer[0][j]);
+  uint32_t block = 1;
+  while (block < n && transfer[0][block] < slowest * (1 - 1e-9))
+    ++block;
+  if (block <= 1 || block >= n || n % block != 0)
+    return 0;
+  double near = 0;
+  double far = std::numeric_limits<double>::infinity();
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t j = 0; j < n; ++j) {
+      if (i == j)
+        continue;
+      if (i / block == j / block)
+        near = std::max(near, transfer[i][j]);
+      else
+        far = std::min(far, transfer[i][j]);
+    }
+  }
+  return near < far ? block : 0;
+}
+
+}  // namespace
+
+CollectiveTimer::RingShape CollectiveTimer::all_to_all_shape(const std::vector<uint32_t>& members) const {
+  // Direct: every member sends to every other, no ring hops to share links (the runtime charges the pairs' routes).
+  RingShape shape = slowest_hop_shape(members);
+  const auto n = static_cast<uint32_t>(members.size());
+  constexpr int64_t probe = int64_t{1} << 30;
+  constexpr uint32_t kMaxPairs = 512;  // members; a larger group keeps the slowest hop (n^2 delays)
+  if (n < 3 || n > kMaxPairs)
+    return shape;
+  std::vector<std::vector<double>> transfer(n, std::vector<double>(n, 0.0));
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t j = 0; j < n; ++j) {
+      if (i == j)
+        continue;
+      const NodeId a{members[i]};
+      const NodeId b{members[j]};
+      transfer[i][j] = (cost_->delay(a, b, Bytes(probe)) - cost_->delay(a, b, Bytes(0))).seconds();
+    }
+  }
+  const uint32_t block = fast_block(transfer);
+  if (block == 0)
+    return shape;
+  // Per member: its block - 1 near shares through the fast port, its n - block far shares through the slow one, at
+  // once; the slowest member sets the time, and the logical port moves the n - 1 shares in that time.
+  double worst = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    double near = 0;
+    double far = 0;
+    for (uint32_t j = 0; j < n; ++j) {
+      if (i == j)
+        continue;
+      double& slowest = i / block == j / block ? near : far;
+      slowest = std::max(slowest, transfer[i][j]);
+    }
+    worst = std::max(worst, std::max((block - 1) * near, (n - block) * far));
+  }
+  shape.bytes_per_s = static_cast<double>(probe) * (n - 1) / worst;
+  return shape;
 }
 
 TimedCollective CollectiveTimer::run(CommType type, Bytes bytes, const Topology& topology, bool whole_network) const {
@@ -162,15 +237,26 @@ const TimedCollective& CollectiveTimer::time(CommType type, Bytes bytes, const s
   if (options_.nccl)
     return time_by_nccl(type, bytes, members);
   const bool whole = members.size() == topology_.npu_count();
-  const RingShape shape = whole ? RingShape{} : cached_ring_shape(members);
+  const bool direct =
+      subgroup_all_to_all_direct(type) && (!whole || (options_.whole_all_to_all_direct && options_.system == nullptr));
+  RingShape shape;
+  if (direct) {
+    auto it = all_to_all_shapes_.find(members);
+    if (it == all_to_all_shapes_.end())
+      it = all_to_all_shapes_.emplace(members, all_to_all_shape(members)).first;
+    shape = it->second;
+  } else if (!whole) {
+    shape = cached_ring_shape(members);
+  }
   const Key key{type, bytes, whole, shape};
   if (const auto it = cache_.find(key); it != cache_.end())
     return it->second;
-  if (whole)
+  if (whole && !direct)
     return cache_.emplace(key, run(type, bytes, topology_, true)).first->second;
-  if (subgroup_all_to_all_direct(type)) {
+  if (direct) {
     // Every member sends to every other through its own port: a switch whose links run at the slowest hop's
-    // speed, each of a path's two links half the hop's latency.
+    // speed (or the near and far ports' combined speed, all_to_all_shape), each of a path's two links half the
+    // hop's latency.
     const Topology logical_switch =
         compose({Dimension{BlockKind::Switch, shape.size, Bandwidth::bytes_per_s(shape.bytes_per_s),
                            Time::ps(shape.latency.picoseconds() / 2)}});

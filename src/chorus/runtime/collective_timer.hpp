@@ -6,9 +6,13 @@
 //   topology whose every hop costs what the slowest member-to-next-member message costs on the real network,
 //   running ASTRA-sim's Ring algorithm. Under the congestion-aware models (natively) a hop also gets no more than
 //   its share of every physical link its route crosses, shared with the other hops crossing it, so a subgroup
-//   ring never runs faster than its members' links allow. An All-to-All subgroup instead runs direct (each member sends
-//   each other its share at once) on a logical switch whose ports run at that slowest hop's speed: a ring All-to-All
-//   moves each share up to n/2 hops, about n/4 times the traffic the physical bound allows.
+//   ring never runs faster than its members' links allow. An All-to-All subgroup instead runs direct (each member
+//   sends each other its share at once) on a logical switch: a ring All-to-All moves each share up to n/2 hops,
+//   about n/4 times the traffic the physical bound allows. Its ports run at the slowest hop's speed, unless the
+//   members fall into equal blocks whose in-block hops are faster (an EP group spanning NVLink domains): then each
+//   member's near shares and far shares leave by different ports at once, and the port runs at the speed that
+//   moves all n - 1 shares in the time the slower class takes (the planner's All-to-All, llm/expert_dispatch.hpp).
+//   With `whole_all_to_all_direct` (the LLM simulator engine) the whole network's All-to-All runs so too.
 // - With `nccl` set, every group's collective is what NCCL's cost model gives for the nodes the group spans.
 // Results are cached by what determines them (kind, size and the group's ring shape), so a 1024-NPU workload
 // with 128 data-parallel groups of the same shape times each distinct collective once.
@@ -44,6 +48,9 @@ struct CollectiveTimerOptions {
   PacketOptions packet;                       // the packet model's queues
   // Every collective timed by NCCL's model of this machine for its group (nccl/group_timing.hpp), not simulated.
   std::optional<nccl::NcclContext> nccl;
+  // The whole network's All-to-All also runs direct on a logical switch as a subgroup's does (no system file):
+  // the LLM simulator engine's, whose one EP group may be the whole job.
+  bool whole_all_to_all_direct = false;
 };
 
 struct TimedCollective {
@@ -74,10 +81,15 @@ class CollectiveTimer {
   };
   using Key = std::tuple<chakra::CommType, Bytes, bool, RingShape>;
 
+  // The ring of the members in their order: the slowest hop's speed, and under the congestion-aware models no more
+  // than each hop's share of the physical links it crosses.
   RingShape ring_shape(const std::vector<uint32_t>& members) const;
+  RingShape slowest_hop_shape(const std::vector<uint32_t>& members) const;
   bool ring_hops_share_links() const;
   // The slowest hop's bandwidth when every hop of the ring sends at once on its physical route.
   double shared_hop_bytes_per_s(const std::vector<uint32_t>& members) const;
+  // The logical switch of a direct All-to-All: the ring shape with the port speed of near and far peers combined.
+  RingShape all_to_all_shape(const std::vector<uint32_t>& members) const;
   // A subgroup's All-to-All runs direct (each member to each other) on a logical switch, natively or when the
   // ASTRA-sim system asks for direct; otherwise on the logical ring.
   bool subgroup_all_to_all_direct(chakra::CommType type) const;
@@ -95,6 +107,7 @@ class CollectiveTimer {
   std::map<std::vector<uint32_t>, nccl::GroupShape> nccl_shapes_;
   // Per member list: a group issues many collectives, and its shape costs 2 x members message delays.
   std::map<std::vector<uint32_t>, RingShape> ring_shapes_;
+  std::map<std::vector<uint32_t>, RingShape> all_to_all_shapes_;
 };
 
 // The simulated kinds (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL) as chorus collective kinds.

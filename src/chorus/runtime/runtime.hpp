@@ -60,6 +60,8 @@ struct RuntimeOptions {
   PacketOptions packet;  // packet model: its switch queues
   // Collectives timed by NCCL's model of a machine for their groups (nccl/group_timing.hpp); none: simulated.
   std::optional<nccl::NcclContext> nccl;
+  // An All-to-All of every NPU runs direct, as a subgroup's (collective_timer.hpp); without a system file only.
+  bool whole_all_to_all_direct = false;
   // Hears of each trace node completed (core/progress.hpp); none: silent.
   Progress* progress = nullptr;
   // Record which dependency released each node: RunReport::critical_path, with blame (critical_path.hpp).
