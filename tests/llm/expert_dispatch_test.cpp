@@ -180,7 +180,7 @@ TEST(LlmMoeValidation, Qwen3FlopsPerTokenMatchThePublishedTflopsColumn) {
 TEST(LlmMoeValidation, PlannerErrorsOnTheMoeRunsStayWithinWhatDocsLlmMdReports) {
   // docs/llm.md, "Measured MoE runs": with the shipped h100-80gb the planner is fast on every run (it lacks the
   // overheads of fine-grained experts, and DeepSeek-V3's recompute and MTP layer), by at most 38 % (Qwen3 PP 2 x
-  // EP 8), 19.2 % mean. The bounds are those numbers plus 1 %.
+  // EP 8), 21.0 % mean. The bounds are those numbers plus 1 %.
   const System sys = resolve_system("h100-80gb");
   const auto runs = read_measured_runs(validation("mbridge_h100_moe_runs.csv"), sys);
   double mean = 0;
@@ -190,7 +190,7 @@ TEST(LlmMoeValidation, PlannerErrorsOnTheMoeRunsStayWithinWhatDocsLlmMdReports) 
     EXPECT_LT(error, 0.39) << run.name;
     mean += error / static_cast<double>(runs.size());
   }
-  EXPECT_LT(mean, 0.202);
+  EXPECT_LT(mean, 0.22);
 }
 
 TEST(LlmMoeValidation, DeepSeekV3ReportOnH800) {
@@ -204,10 +204,10 @@ TEST(LlmMoeValidation, DeepSeekV3ReportOnH800) {
   // The tiers are the report's: NVLink 160 GB/s, InfiniBand 50 GB/s.
   EXPECT_DOUBLE_EQ(sys.networks[0].bytes_per_second * sys.networks[0].efficiency, 160e9);
   EXPECT_DOUBLE_EQ(sys.networks[1].bytes_per_second * sys.networks[1].efficiency, 50e9);
-  // docs/llm.md: the planner is 8.2 % slow (21.54 s) with the H800 file built on h100-80gb; bound 9.2 %.
+  // docs/llm.md: the planner is 4.3 % fast (19.04 s) with the H800 file built on h100-80gb; bound 5.3 %.
   const double error = 1 - IterationModel(runs[0].app, sys).evaluate(runs[0].exe).total_time / runs[0].measured_s;
-  EXPECT_LT(error, 0.0);
-  EXPECT_GT(error, -0.092);
+  EXPECT_GT(error, 0.0);
+  EXPECT_LT(error, 0.053);
 }
 
 }  // namespace

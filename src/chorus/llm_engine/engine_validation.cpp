@@ -115,6 +115,10 @@ std::string engine_validation_table(const EngineValidationReport& r) {
                     planner, row.sim_s, 100 * (1 - row.sim_s / row.measured_s), row.sim_s / row.planner_s);
   }
   for (const SourceErrors& e : r.sources) {
+    if (e.runs == 0) {
+      out += fmt::format("{:<20} no run the simulator could run\n", e.source);
+      continue;
+    }
     out += fmt::format(
         "{:<20} {} run{}: mean |error| planner {:.2f}%, simulator {:.2f}% (worst {:.1f}%); apart at most "
         "{:.1f}%\n",
