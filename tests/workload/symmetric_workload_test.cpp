@@ -243,7 +243,7 @@ TEST(Llama3Preset, SixteenStagesHoldSevenEightsAndSeven) {
 TEST(Llama3Preset, EightChunksPerStageLeaveTheFirstAndLastChunkEmpty) {
   // Dubey et al. 2024, section 3.3.2: interleaved with V stages per rank, one layer less on the first and the last
   // stage, "the first model chunk on the first stage has only the embedding, and the last model chunk on the last
-  // stage has only output projection and loss": 126 + 2 = 16 x 8 virtual stages of one layer.
+  // stage has only output projection and loss calculation": 126 + 2 = 16 x 8 virtual stages of one layer.
   LlmTrainingSpec s;
   s.model = *llm::model_preset("llama3-405b");
   s.tp = 8;
