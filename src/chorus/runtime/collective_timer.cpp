@@ -8,7 +8,6 @@
 #include "chorus/core/error.hpp"
 #include "chorus/network/model_registry.hpp"
 #include "chorus/topology/generators.hpp"
-#include "chorus/topology/route_table.hpp"
 
 namespace chorus {
 
@@ -69,10 +68,11 @@ bool CollectiveTimer::ring_hops_share_links() const {
 double CollectiveTimer::shared_hop_bytes_per_s(const std::vector<uint32_t>& members) const {
   // Every hop of a ring algorithm sends at once, each on its physical route: hops whose routes cross the same
   // link split its bandwidth (a ring of every other NPU on a physical ring sends two hops over each link).
-  const RouteTable routes(topology_);
+  if (!routes_)
+    routes_ = std::make_unique<RouteTable>(topology_);
   std::unordered_map<uint32_t, uint32_t> hops_on;
   for (size_t i = 0; i < members.size(); ++i) {
-    for (LinkId l : routes.route(NodeId{members[i]}, NodeId{members[(i + 1) % members.size()]}))
+    for (LinkId l : routes_->route(NodeId{members[i]}, NodeId{members[(i + 1) % members.size()]}))
       ++hops_on[l.value];
   }
   double slowest = std::numeric_limits<double>::infinity();

@@ -37,6 +37,7 @@
 #include "chorus/nccl/group_timing.hpp"
 #include "chorus/network/message_cost.hpp"
 #include "chorus/sim/collective_run.hpp"
+#include "chorus/topology/route_table.hpp"
 #include "chorus/topology/topology.hpp"
 
 namespace chorus {
@@ -102,6 +103,9 @@ class CollectiveTimer {
   const Topology& topology_;
   CollectiveTimerOptions options_;
   std::unique_ptr<MessageCost> cost_;
+  // The physical routes of ring hops (ring_hops_share_links), built on first use and kept: an edge list's router
+  // caches a BFS tree per source, which every group of that member reuses.
+  mutable std::unique_ptr<RouteTable> routes_;
   std::map<Key, TimedCollective> cache_;
   std::map<NcclKey, TimedCollective> nccl_cache_;
   std::map<std::vector<uint32_t>, nccl::GroupShape> nccl_shapes_;
