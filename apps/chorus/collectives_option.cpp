@@ -16,13 +16,14 @@ void add_collectives_option(CLI::App& command, std::string& collectives) {
 }
 
 std::optional<nccl::NcclContext> resolve_collectives(const std::string& collectives, TopologyOptions& topology,
-                                                     const std::string& system_flag, bool system_given) {
+                                                     const std::string& system_flag, bool system_given,
+                                                     const std::string& machine_usage) {
   if (collectives.empty() || collectives == "simulated")
     return std::nullopt;
   if (collectives != "nccl")
     throw Error("", "--collectives", fmt::format("is '{}'; expected simulated or nccl", collectives));
   if (topology.machine.empty())
-    throw Error("", "--collectives", "nccl needs --machine NAME|FILE.json [--nodes N]");
+    throw Error("", "--collectives", "nccl needs " + machine_usage);
   if (system_given)
     throw Error("", system_flag, "does not apply with --collectives nccl (NCCL chooses the algorithms)");
   if (topology.machine.ends_with(".xml"))

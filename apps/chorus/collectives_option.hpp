@@ -16,8 +16,12 @@ void add_collectives_option(CLI::App& command, std::string& collectives);
 
 // nullopt for "simulated"; the machine (a preset or a calibrated machine JSON, whose base preset then replaces it in
 // `topology` so the network is built from it) for "nccl". Throws chorus::Error for another value, for nccl without
-// --machine, and for nccl with an ASTRA-sim system file (`system_flag` names it), which would set the algorithms.
+// --machine (`machine_usage` says how to give it), and for nccl with an ASTRA-sim system file (`system_flag` names
+// it), which would set the algorithms.
 std::optional<nccl::NcclContext> resolve_collectives(const std::string& collectives, TopologyOptions& topology,
-                                                     const std::string& system_flag, bool system_given);
+                                                     const std::string& system_flag, bool system_given,
+                                                     const std::string& machine_usage =
+                                                         "--machine NAME|FILE.json "
+                                                         "[--nodes N]");
 
 }  // namespace chorus::cli

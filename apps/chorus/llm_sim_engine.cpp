@@ -12,9 +12,9 @@
 #include "chorus/llm_engine/planned_spec.hpp"
 #include "chorus/llm_engine/planner_network.hpp"
 #include "chorus/llm_engine/sim_engine.hpp"
-#include "chorus/nccl/calibrated_machine.hpp"
 #include "chorus/network/model_registry.hpp"
 #include "chorus/runtime/runtime.hpp"
+#include "collectives_option.hpp"
 #include "topology_options.hpp"
 
 namespace chorus::cli {
@@ -37,27 +37,23 @@ Topology engine_topology(const LlmSimEngineOptions& o, const llm::System& sys, c
 
 // --collectives nccl --machine M: every collective as NCCL runs it on the job's GPUs placed on M's nodes.
 std::optional<nccl::NcclContext> engine_nccl(const LlmSimEngineOptions& o, const llm::Execution& exe) {
-  if (o.collectives.empty() || o.collectives == "simulated") {
-    if (!o.machine.empty())
-      throw Error("", "--machine", "applies only with --collectives nccl");
+  if ((o.collectives.empty() || o.collectives == "simulated") && !o.machine.empty())
+    throw Error("", "--machine", "applies only with --collectives nccl");
+  TopologyOptions machine;
+  machine.machine = o.machine;
+  const std::optional<nccl::NcclContext> context =
+      resolve_collectives(o.collectives, machine, "--system", false, "--machine NAME|FILE.json");
+  if (!context)
     return std::nullopt;
-  }
-  if (o.collectives != "nccl")
-    throw Error("", "--collectives", fmt::format("is '{}'; expected simulated or nccl", o.collectives));
-  if (o.machine.empty())
-    throw Error("", "--collectives", "nccl needs --machine NAME|FILE.json");
-  if (o.machine.ends_with(".xml"))
-    throw Error("", "--machine", "a topology dump describes one node; give a preset or a calibrated machine JSON");
-  const nccl::CalibratedMachine m = nccl::resolve_machine(o.machine, "machine");
-  const int64_t per_node = m.machine->gpus_per_node;
+  const int64_t per_node = context->machine->gpus_per_node;
   if (exe.num_procs % per_node != 0) {
-    throw Error(
-        o.exec_file, "num_procs",
-        fmt::format("{} GPUs are not whole nodes of {} ({} GPUs each)", exe.num_procs, m.machine->name, per_node));
+    throw Error(o.exec_file, "num_procs",
+                fmt::format("{} GPUs are not whole nodes of {} ({} GPUs each)", exe.num_procs, context->machine->name,
+                            per_node));
   }
-  // Refuses machines NCCL does not run on and node counts past the machine's.
-  (void)nccl::comm_system(*m.machine, static_cast<uint32_t>(exe.num_procs / per_node), m.scales);
-  return nccl::NcclContext{m.machine, m.scales};
+  // Refuses node counts past the machine's.
+  (void)nccl::comm_system(*context->machine, static_cast<uint32_t>(exe.num_procs / per_node), context->scales);
+  return context;
 }
 
 }  // namespace
