@@ -74,9 +74,7 @@ void validate_interleaving(const LlmTrainingSpec& spec) {
     return;
   // As without interleaving, the first and the last virtual stage may each hold one layer less (Llama 3 405B:
   // 126 layers on 16 x 8 virtual stages, the first only the embedding, the last only the output layer).
-  const uint64_t virtual_stages = uint64_t{spec.pp} * v;
-  const auto blocks = static_cast<uint64_t>(spec.model.num_blocks);
-  if (blocks % virtual_stages != 0 && (blocks + 2) % virtual_stages != 0) {
+  if (!llm::virtual_stages_hold_blocks(spec.model.num_blocks, int64_t{spec.pp} * v)) {
     throw Error("", Argument{"pipeline_interleaving"},
                 fmt::format("pp {} x interleaving {} divides neither the model's num_blocks {} nor num_blocks + 2",
                             spec.pp, v, spec.model.num_blocks));
@@ -114,7 +112,7 @@ void validate(const LlmTrainingSpec& spec) {
                 fmt::format("{} does not divide the model's attn_heads {}, kv_heads {} and feedforward {}", spec.tp,
                             m.attn_heads, m.kv_heads, m.feedforward));
   }
-  if (m.num_blocks % spec.pp != 0 && ((m.num_blocks + 2) % spec.pp != 0 || (m.num_blocks + 2) / spec.pp < 2)) {
+  if (!llm::stages_hold_blocks(m.num_blocks, spec.pp)) {
     throw Error("", Argument{"pp"},
                 fmt::format("{} divides neither the model's num_blocks {} nor num_blocks + 2 (the first and last "
                             "stages one layer short, as Llama 3 405B's 126 layers on 16 stages)",

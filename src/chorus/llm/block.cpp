@@ -469,7 +469,7 @@ BlockCost block_cost(const Application& app, const Execution& exe, const Hardwar
   const auto& stored_layers = stored_built.l;
   auto kept = [&](size_t i) {
     return layers[i].unit == Unit::kMatrix && layers[i].weights > 0 ? layers[i].stored_bytes
-                                                                      : stored_layers[i].stored_bytes;
+                                                                    : stored_layers[i].stored_bytes;
   };
   BlockCost out;
   const double tokens = static_cast<double>(exe.microbatch_size * app.seq_size / exe.context_par);

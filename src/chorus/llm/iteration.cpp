@@ -113,14 +113,9 @@ void IterationModel::finish(const Execution& exe, Stats& st) const {
   st.recompute_time = exe.training ? n_mb * bpp * blk.re.time : 0.0;
   if (options_.include_head) {
     st.head = head_cost(app_, exe, hw);
-    // When the blocks do not fill every stage, the last stage (where the LM head runs) is the short one (Llama 3
-    // 405B: 126 blocks on 16 stages of 8), so the head adds only what the missing block's time does not cover.
-    double head = st.head.time;
-    if (exe.pipeline_par > 1 && app_.num_blocks < exe.pipeline_par * shape.blocks_per_proc) {
-      const double block = blk.fw.time + (exe.training ? blk.bw.time + blk.re.time : 0.0);
-      head = std::max(0.0, head - block);
-    }
-    st.head_time = n_mb * head;
+    const double block = blk.fw.time + (exe.training ? blk.bw.time + blk.re.time : 0.0);
+    st.head_time =
+        n_mb * exposed_head_time(app_.num_blocks, exe.pipeline_par, shape.blocks_per_proc, st.head.time, block);
   }
 
   // Tensor parallelism: per chunk, (bpc - 1) base blocks and one edge block.
@@ -250,6 +245,12 @@ void IterationModel::finish(const Execution& exe, Stats& st) const {
   if (st.outcome == Outcome::kOk &&
       (st.memory.tier1 > hw.mem1().capacity_bytes || st.memory.tier2 > hw.mem2().capacity_bytes))
     st.outcome = Outcome::kDoesNotFit;
+}
+
+double exposed_head_time(int64_t blocks, int64_t pp, int64_t blocks_per_stage, double head, double block) {
+  if (pp > 1 && blocks < pp * blocks_per_stage)
+    return std::max(0.0, head - block);
+  return head;
 }
 
 double model_flops_per_token(const Application& app, bool training) {

@@ -81,6 +81,12 @@ struct Stats {
 // Model FLOPs of one token through the whole model (forward, or forward + backward when training).
 double model_flops_per_token(const Application& app, bool training);
 
+// The LM head's time per microbatch beyond the fullest stage: when `blocks` do not fill PP stages of
+// `blocks_per_stage`, the last stage (where the head runs) is a short one, so the head adds only what the missing
+// block's time (`block`: its forward, backward and recompute) does not cover (Llama 3 405B: 126 blocks on 16
+// stages of 8).
+double exposed_head_time(int64_t blocks, int64_t pp, int64_t blocks_per_stage, double head, double block);
+
 struct Options {
   // Reproduce Calculon's recompute-accumulation bug in the DP-overlap window (for comparison only).
   bool calculon_recompute_bug = false;

@@ -5,6 +5,14 @@
 
 namespace chorus::llm {
 
+bool stages_hold_blocks(int64_t blocks, int64_t stages) {
+  return blocks % stages == 0 || ((blocks + 2) % stages == 0 && (blocks + 2) / stages >= 2);
+}
+
+bool virtual_stages_hold_blocks(int64_t blocks, int64_t virtual_stages) {
+  return blocks % virtual_stages == 0 || (blocks + 2) % virtual_stages == 0;
+}
+
 PipelineShape pipeline_shape(const Application& app, const Execution& exe) {
   PipelineShape s;
   s.blocks_per_proc = (app.num_blocks + exe.pipeline_par - 1) / exe.pipeline_par;  // the fullest stage

@@ -33,6 +33,12 @@ struct PipelineShape {
 
 PipelineShape pipeline_shape(const Application& app, const Execution& exe);
 
+// The layouts of blocks on stages the trace generator expresses (and the search tries): PP stages hold the blocks
+// evenly, or the first and the last one block short, each still holding one (Llama 3 405B: 126 blocks on 16).
+bool stages_hold_blocks(int64_t blocks, int64_t stages);
+// The same for PP x V virtual stages, where the first and the last may hold none (Llama 3's V = 8).
+bool virtual_stages_hold_blocks(int64_t blocks, int64_t virtual_stages);
+
 struct MemoryUse {
   double weight_space = 0;
   double weight_grad_space = 0;

@@ -333,12 +333,12 @@ class TaskRunner {
       return false;
     const double n_mb = static_cast<double>(t.batch / (t.dp * e.microbatch_size));
     const int64_t blocks = model_.application().num_blocks;
-    const double bpp = static_cast<double>((blocks + t.pp - 1) / t.pp);  // the fullest stage
+    const int64_t fullest = (blocks + t.pp - 1) / t.pp;
+    const double bpp = static_cast<double>(fullest);
     const double bpc = bpp / static_cast<double>(t.v);
     const double block = b.fw.time + b.bw.time + b.re.time;
-    double head = head_cost(model_.application(), e, model_.hardware(e.datatype)).time;
-    if (blocks % t.pp != 0)  // the short last stage hides the head behind its missing block (iteration.cpp)
-      head = std::max(0.0, head - block);
+    const double head = exposed_head_time(blocks, t.pp, fullest,
+                                          head_cost(model_.application(), e, model_.hardware(e.datatype)).time, block);
     const double lower = n_mb * bpp * block + static_cast<double>(t.pp - 1) * bpc * block + n_mb * head;
     return static_cast<double>(t.batch) / lower < bar;
   }
