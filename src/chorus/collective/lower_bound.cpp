@@ -468,34 +468,34 @@ Cut separating_cut_brute_force(const CapacityGraph& g, const std::string& source
 
 using LinkKey = std::tuple<uint32_t, uint32_t, double, int64_t>;
 
-std::vector<LinkKey> sorted_links(const Topology& topology, uint32_t stride, uint32_t size) {
-  auto shift = [&](NodeId n) {
-    if (size == 0)
-      return n.value;
-    const uint32_t coordinate = n.value / stride % size;
-    return coordinate + 1 == size ? n.value - coordinate * stride : n.value + stride;
-  };
+// The links with every endpoint mapped by `map` (node id -> node id), sorted: equal to the unmapped list exactly when
+// the map is an automorphism of the links with their bandwidths and latencies.
+template <typename Map>
+std::vector<LinkKey> mapped_links(const Topology& topology, Map map) {
   std::vector<LinkKey> keys;
+  keys.reserve(topology.link_count());
   for (uint32_t l = 0; l < topology.link_count(); ++l) {
     const LinkId link{l};
-    keys.emplace_back(shift(topology.link_src(link)), shift(topology.link_dst(link)),
+    keys.emplace_back(map(topology.link_src(link).value), map(topology.link_dst(link).value),
                       topology.link_bandwidth(link).bytes_per_second(), topology.link_latency(link).picoseconds());
   }
   std::sort(keys.begin(), keys.end());
   return keys;
 }
 
-// The links with every endpoint's id XORed with `mask`, sorted (mask 0: the links as they are).
+// A unit translation along the dimension of `size` NPUs at `stride` (size 0: none).
+std::vector<LinkKey> sorted_links(const Topology& topology, uint32_t stride, uint32_t size) {
+  return mapped_links(topology, [&](uint32_t n) {
+    if (size == 0)
+      return n;
+    const uint32_t coordinate = n / stride % size;
+    return coordinate + 1 == size ? n - coordinate * stride : n + stride;
+  });
+}
+
+// Every node id XORed with `mask` (mask 0: the links as they are).
 std::vector<LinkKey> xored_links(const Topology& topology, uint32_t mask) {
-  std::vector<LinkKey> keys;
-  keys.reserve(topology.link_count());
-  for (uint32_t l = 0; l < topology.link_count(); ++l) {
-    const LinkId link{l};
-    keys.emplace_back(topology.link_src(link).value ^ mask, topology.link_dst(link).value ^ mask,
-                      topology.link_bandwidth(link).bytes_per_second(), topology.link_latency(link).picoseconds());
-  }
-  std::sort(keys.begin(), keys.end());
-  return keys;
+  return mapped_links(topology, [mask](uint32_t n) { return n ^ mask; });
 }
 
 // An edge list of 2^k NPUs (and nothing else) whose links map onto themselves when every id is XORed with each
