@@ -49,28 +49,21 @@ EngineValidationRow validate_run(const EngineValidationRun& run, const llm::Syst
   return row;
 }
 
-std::vector<SourceErrors> source_errors(const std::vector<EngineValidationRow>& rows) {
-  std::vector<SourceErrors> out;
-  for (const EngineValidationRow& row : rows) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const SourceErrors& e) { return e.source == row.source; });
-    if (it == out.end())
-      it = out.insert(out.end(), SourceErrors{row.source});
-    if (!row.skipped.empty())
-      continue;
-    const double sim_error = std::fabs(1 - row.sim_s / row.measured_s);
-    ++it->runs;
-    it->planner_mean_abs_error += std::fabs(1 - row.planner_s / row.measured_s);
-    it->sim_mean_abs_error += sim_error;
-    it->sim_max_abs_error = std::max(it->sim_max_abs_error, sim_error);
-    it->sim_vs_planner_max = std::max(it->sim_vs_planner_max, std::fabs(row.sim_s / row.planner_s - 1));
+// Adds a run the simulator ran to a source's (or all runs') errors; finish_errors turns the sums into means.
+void add_errors(SourceErrors& e, const EngineValidationRow& row) {
+  const double sim_error = std::fabs(1 - row.sim_s / row.measured_s);
+  ++e.runs;
+  e.planner_mean_abs_error += std::fabs(1 - row.planner_s / row.measured_s);
+  e.sim_mean_abs_error += sim_error;
+  e.sim_max_abs_error = std::max(e.sim_max_abs_error, sim_error);
+  e.sim_vs_planner_max = std::max(e.sim_vs_planner_max, std::fabs(row.sim_s / row.planner_s - 1));
+}
+
+void finish_errors(SourceErrors& e) {
+  if (e.runs > 0) {
+    e.planner_mean_abs_error /= static_cast<double>(e.runs);
+    e.sim_mean_abs_error /= static_cast<double>(e.runs);
   }
-  for (SourceErrors& e : out) {
-    if (e.runs > 0) {
-      e.planner_mean_abs_error /= static_cast<double>(e.runs);
-      e.sim_mean_abs_error /= static_cast<double>(e.runs);
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -78,24 +71,26 @@ std::vector<SourceErrors> source_errors(const std::vector<EngineValidationRow>& 
 EngineValidationReport validate_engines(const std::vector<EngineValidationRun>& runs, const llm::System& sys,
                                         const std::string& system_name) {
   EngineValidationReport r;
-  size_t ran = 0;
+  SourceErrors all;
   for (const EngineValidationRun& run : runs) {
     EngineValidationRow row = validate_run(run, sys, system_name);
+    auto it =
+        std::find_if(r.sources.begin(), r.sources.end(), [&](const SourceErrors& e) { return e.source == row.source; });
+    if (it == r.sources.end())
+      it = r.sources.insert(r.sources.end(), SourceErrors{row.source});
     if (row.skipped.empty()) {
-      ++ran;
-      const double sim_error = std::fabs(1 - row.sim_s / row.measured_s);
-      r.planner_mean_abs_error += std::fabs(1 - row.planner_s / row.measured_s);
-      r.sim_mean_abs_error += sim_error;
-      r.sim_max_abs_error = std::max(r.sim_max_abs_error, sim_error);
-      r.sim_vs_planner_max = std::max(r.sim_vs_planner_max, std::fabs(row.sim_s / row.planner_s - 1));
+      add_errors(all, row);
+      add_errors(*it, row);
     }
     r.rows.push_back(std::move(row));
   }
-  if (ran > 0) {
-    r.planner_mean_abs_error /= static_cast<double>(ran);
-    r.sim_mean_abs_error /= static_cast<double>(ran);
-  }
-  r.sources = source_errors(r.rows);
+  finish_errors(all);
+  for (SourceErrors& e : r.sources)
+    finish_errors(e);
+  r.planner_mean_abs_error = all.planner_mean_abs_error;
+  r.sim_mean_abs_error = all.sim_mean_abs_error;
+  r.sim_max_abs_error = all.sim_max_abs_error;
+  r.sim_vs_planner_max = all.sim_vs_planner_max;
   return r;
 }
 

@@ -201,7 +201,8 @@ std::string sim_engine_table(const SimEngineResult& result) {
     out += fmt::format("warning: {} of {} collectives finish faster than their physical lower bound ({})\n",
                        result.below_bound, result.collectives,
                        nccl ? "NCCL's NVLS reduces inside the NVSwitch, which the bound does not allow; docs/nccl.md"
-                            : "subgroups are timed on a logical ring of their members; docs/workload.md");
+                            : "a subgroup runs on a logical ring or switch of its members, which does not see every "
+                              "physical link; docs/workload.md");
   }
   out += fmt::format(
       "simulated on {} ({} trace{}{}){}\n", result.network, result.simulated_npus,
