@@ -3,12 +3,14 @@
 //   chorus collective --network net.yml --system sys.json --collective all_reduce --size 64MiB
 //   chorus collective --topology torus2d:16x16 --bandwidth 50GB/s --latency 500ns --algorithm ring
 //                     --collective all_gather --size 1GiB --json
+#include <algorithm>
 #include <iostream>
 #include <set>
 #include <span>
 
 #include <fmt/format.h>
 
+#include "algorithm_comparison.hpp"
 #include "chorus/core/error.hpp"
 #include "chorus/core/parse_units.hpp"
 #include "chorus/network/link_stats.hpp"
@@ -145,12 +147,10 @@ void print_msccl(const CollectiveSummary& s) {
 
 // --algorithm synth over sizes: one synthesis per size (the schedule, its chunking and so its time depend on the
 // size), simulated under the chosen model, against the bound at that size.
-void run_synth_sweep(const CollectiveOptions& o, const Topology& topology, CollectiveKind kind,
-                     const std::vector<Bytes>& sizes) {
+SizeSweep synth_size_sweep(const CollectiveOptions& o, const Topology& topology, CollectiveKind kind,
+                           const std::vector<Bytes>& sizes) {
   SizeSweep sweep;
   sweep.algorithm = "synth";
-  SweepRequest request{kind, sizes, {}};  // the sweep's header and units; the plan is the synthesizer's
-  request.options.model = network_model_argument(make_request(o, kind, sizes.front()).model);
   for (const Bytes size : sizes) {
     const CollectiveSummary s = run_collective_request(topology, make_request(o, kind, size)).summary;
     SweepPoint p;
@@ -170,7 +170,21 @@ void run_synth_sweep(const CollectiveOptions& o, const Topology& topology, Colle
     }
     sweep.points.push_back(std::move(p));
   }
-  print_collective_sweep(topology, request, sweep, o.sweep);
+  return sweep;
+}
+
+void run_synth_sweep(const CollectiveOptions& o, const Topology& topology, CollectiveKind kind,
+                     const std::vector<Bytes>& sizes) {
+  SweepRequest request{kind, sizes, {}};  // the sweep's header and units; the plan is the synthesizer's
+  request.options.model = network_model_argument(make_request(o, kind, sizes.front()).model);
+  print_collective_sweep(topology, request, synth_size_sweep(o, topology, kind, sizes), o.sweep);
+}
+
+// The built-in algorithms (or the system file's) at every size.
+SweepRequest native_sweep_request(const CollectiveOptions& o, CollectiveKind kind, const std::vector<Bytes>& sizes) {
+  const CollectiveRequest q = make_request(o, kind, sizes.front());
+  const CollectiveRunOptions options = collective_run_options(q, network_model_argument(q.model));
+  return SweepRequest{kind, sizes, options, o.request.system.empty() && !q.splits, !o.request.system.empty()};
 }
 
 // --size A:B:xF and lists: the built-in algorithms (or the system file's) at every size, nccl-tests' columns.
@@ -181,10 +195,65 @@ void run_sweep(const CollectiveOptions& o, const Topology& topology, CollectiveK
   refuse_single_run_flags(o.json, !o.link_stats.empty());
   if (o.request.algorithm == "synth")
     return run_synth_sweep(o, topology, kind, sizes);
-  const CollectiveRequest q = make_request(o, kind, sizes.front());
-  const CollectiveRunOptions options = collective_run_options(q, network_model_argument(q.model));
-  const SweepRequest request{kind, sizes, options, o.request.system.empty() && !q.splits, !o.request.system.empty()};
-  run_collective_sweep(topology, request, o.sweep);
+  run_collective_sweep(topology, native_sweep_request(o, kind, sizes), o.sweep);
+}
+
+// Options the compared algorithms would all ignore, or that describe one run.
+void refuse_in_comparison(const CollectiveOptions& o, const std::vector<std::string>& algorithms) {
+  for (const char* flag : {"--explain", "--json", "--compare-synth", "--system", "--link-stats"}) {
+    if (o.given.contains(flag))
+      throw Error("", flag,
+                  "does not apply when --algorithm lists algorithms to compare (--explain: with --algorithm nccl "
+                  "alone; --json: use --jsonl)");
+  }
+  const bool synth = std::find(algorithms.begin(), algorithms.end(), "synth") != algorithms.end();
+  const bool native = std::any_of(algorithms.begin(), algorithms.end(),
+                                  [](const std::string& a) { return a != "synth" && a != "nccl"; });
+  for (const char* flag : kSynthOnly) {
+    if (o.given.contains(flag) && !synth)
+      throw Error("", flag, "applies to synth, which --algorithm does not list");
+  }
+  for (const char* flag : kNativeOnly) {
+    if (o.given.contains(flag) && !native)
+      throw Error("", flag, "applies to the built-in algorithms (ring, direct, ...), which --algorithm does not list");
+  }
+  if (o.given.contains("--model") && !synth && !native)
+    throw Error("", "--model", "applies to the simulated algorithms; nccl alone is priced by the library's cost model");
+}
+
+// Where the comparison ran, for its heading: the machine and node count, or the topology.
+std::string comparison_place(const CollectiveOptions& o, const Topology& topology) {
+  if (o.topology.machine.empty())
+    return fmt::format("{} ({} NPUs)", topology.name(), topology.npu_count());
+  return fmt::format("{} x {} node{} ({} NPUs)", o.topology.machine, o.topology.nodes, o.topology.nodes == 1 ? "" : "s",
+                     topology.npu_count());
+}
+
+// --algorithm ring,nccl,synth: each algorithm over the same sizes on the same machine or topology, side by side.
+void run_comparison(const CollectiveOptions& o) {
+  const std::vector<std::string> algorithms = compared_algorithms(o.request.algorithm);
+  refuse_in_comparison(o, algorithms);
+  const CollectiveKind kind = collective_kind_argument(o.collective);
+  const std::vector<Bytes> sizes = parse_size_range(o.size, Argument{"size"});
+  const Topology topology = make_topology(o.topology);
+  std::vector<ComparedSweep> sweeps;
+  for (const std::string& name : algorithms) {
+    ComparedSweep compared{name, {}, {}};
+    if (name == "nccl") {
+      NcclSweep n = nccl_size_sweep(o.topology, kind, sizes);
+      compared.sweep = std::move(n.sweep);
+      compared.details = std::move(n.choices);
+    } else {
+      CollectiveOptions one = o;
+      one.request.algorithm = name;
+      compared.sweep = name == "synth" ? synth_size_sweep(one, topology, kind, sizes)
+                                       : run_size_sweep(topology, native_sweep_request(one, kind, sizes));
+    }
+    sweeps.push_back(std::move(compared));
+  }
+  const ComparisonHeading heading{kind, comparison_place(o, topology),
+                                  to_string(network_model_argument(o.request.model))};
+  print_algorithm_comparison(sweeps, heading, o.sweep);
 }
 
 // --algorithm nccl: the library's cost model on a machine, none of the simulator's options.
@@ -212,6 +281,8 @@ void run_nccl(const CollectiveOptions& o) {
 }
 
 void run(const CollectiveOptions& o) {
+  if (is_algorithm_comparison(o.request.algorithm))
+    return run_comparison(o);
   if (o.request.algorithm == "nccl")
     return run_nccl(o);
   if (o.explain)
@@ -261,7 +332,9 @@ void register_collective_command(CLI::App& app) {
   cmd->add_option(
       "--algorithm", options->request.algorithm,
       "ring | direct | directN | halvingDoubling | doubleBinaryTree | twoTree | oneRing | ...; a comma list gives "
-      "one per dimension (default ring); nccl: NCCL's (RCCL's) algorithm and protocol as the library chooses them, "
+      "one per dimension (default ring), or, when it names nccl or synth, algorithms to compare over the same sizes in "
+      "one table and chart (e.g. ring,nccl,synth); nccl: NCCL's (RCCL's) algorithm and protocol as the library chooses "
+      "them, "
       "by its cost model, on --machine NAME|FILE.json; synth: synthesize for this topology (chorus synth) and "
       "simulate; "
       "msccl:FILE.xml: an MSCCL XML algorithm (msccl-tools, chorus synth --out)");

@@ -97,54 +97,84 @@ void refuse_unsupported(const NcclCollectiveArgs& a) {
     throw Error("", "--algorithm", "nccl runs on a machine: give --machine NAME|FILE.json|FILE.xml [--nodes N]");
 }
 
-// The sweep as the size-sweep report draws it: busbw and time per size, the bound, the measured curve.
-void write_report(const NcclCollectiveArgs& a, const nccl::CommSystem& s, const std::vector<SizeResult>& results,
-                  const std::optional<LowerBound>& reference, const NcclTestsLog* measured) {
+// The library's choice at every size, with the bound on the machine's links (documented bandwidths, no in-network
+// reduction) computed at one size and scaled to all.
+struct NcclResults {
+  nccl::CalibratedMachine machine;
+  nccl::CommSystem system;
+  std::vector<SizeResult> sizes;
+  std::optional<LowerBound> reference;
+};
+
+NcclResults nccl_results(const TopologyOptions& options, CollectiveKind kind, const std::vector<Bytes>& sizes) {
+  NcclResults out{nccl::resolve_machine(options.machine, "machine"), {}, {}, std::nullopt};
+  out.system = nccl::comm_system(*out.machine.machine, options.nodes, out.machine.scales);
+  const nccl::CommSystem& s = out.system;
+  const Topology topology = machine_topology(*out.machine.machine, options.nodes, {});
+  for (const Bytes size : sizes) {
+    if (size.count() <= 0)
+      throw Error("", Argument{"size"}, "is 0 B; a collective moves at least 1 byte");
+    SizeResult r{size, nccl::choose(s, kind, size.count()), std::nullopt};
+    if (!std::isfinite(r.choice.time_us))
+      throw Error("", "--algorithm", fmt::format("nccl has no algorithm for {} here", to_string(kind)));
+    const Collective c{kind, size, s.ranks};
+    if (!bound_not_computable(topology, c, {})) {
+      if (!out.reference)
+        out.reference = lower_bound(topology, c);
+      r.bound = lower_bound_at_size(*out.reference, size).bound;
+    }
+    out.sizes.push_back(std::move(r));
+  }
+  return out;
+}
+
+SizeSweep sweep_of(const NcclResults& n, CollectiveKind kind) {
   SizeSweep sweep;
-  sweep.algorithm = fmt::format("nccl ({})", s.constants->library);
-  for (const SizeResult& r : results) {
+  sweep.algorithm = fmt::format("nccl ({})", n.system.constants->library);
+  for (const SizeResult& r : n.sizes) {
     SweepPoint p;
-    p.collective = Collective{a.kind, r.size, s.ranks};
+    p.collective = Collective{kind, r.size, n.system.ranks};
     p.result.time = Time::ps(static_cast<int64_t>(std::llround(r.choice.time_us * 1e6)));
-    if (reference)
-      p.bound = lower_bound_at_size(*reference, r.size);
+    if (n.reference)
+      p.bound = lower_bound_at_size(*n.reference, r.size);
     sweep.points.push_back(std::move(p));
   }
+  return sweep;
+}
+
+// The sweep as the size-sweep report draws it: busbw and time per size, the bound, the measured curve.
+void write_report(const NcclCollectiveArgs& a, const NcclResults& n, const NcclTestsLog* measured) {
+  const nccl::CommSystem& s = n.system;
   const std::string title = fmt::format("{} on {} x {} node{}, {} cost model", to_string(a.kind), s.machine, s.nodes,
                                         s.nodes == 1 ? "" : "s", s.constants->library);
-  write_output_file(a.sweep.report, "--report", sweep_report_html(sweep, title, measured));
+  write_output_file(a.sweep.report, "--report", sweep_report_html(sweep_of(n, a.kind), title, measured));
 }
 
 }  // namespace
 
+NcclSweep nccl_size_sweep(const TopologyOptions& options, CollectiveKind kind, const std::vector<Bytes>& sizes) {
+  if (options.machine.empty())
+    throw Error("", "--algorithm", "nccl runs on a machine: give --machine NAME|FILE.json|FILE.xml [--nodes N]");
+  const NcclResults n = nccl_results(options, kind, sizes);
+  NcclSweep out{sweep_of(n, kind), {}};
+  for (const SizeResult& r : n.sizes) {
+    const nccl::Candidate& best = r.choice.best();
+    out.choices.push_back(fmt::format("{}/{}/{}", best.algorithm, best.protocol, best.channels));
+  }
+  return out;
+}
+
 void run_nccl_collective(const NcclCollectiveArgs& a) {
   refuse_unsupported(a);
-  const nccl::CalibratedMachine m = nccl::resolve_machine(a.topology.machine, "machine");
-  const nccl::CommSystem s = nccl::comm_system(*m.machine, a.topology.nodes, m.scales);
-  const std::vector<Bytes> sizes = parse_size_range(a.size, Argument{"size"});
-  // The bound on the machine's links (documented bandwidths, no in-network reduction) at one size, scaled to all.
-  const Topology topology = machine_topology(*m.machine, a.topology.nodes, {});
-  std::optional<LowerBound> reference;
-  std::vector<SizeResult> results;
-  for (const Bytes size : sizes) {
-    if (size.count() <= 0)
-      throw Error("", Argument{"size"}, "is 0 B; a collective moves at least 1 byte");
-    SizeResult r{size, nccl::choose(s, a.kind, size.count()), std::nullopt};
-    if (!std::isfinite(r.choice.time_us))
-      throw Error("", "--algorithm", fmt::format("nccl has no algorithm for {} here", to_string(a.kind)));
-    const Collective c{a.kind, size, s.ranks};
-    if (!bound_not_computable(topology, c, {})) {
-      if (!reference)
-        reference = lower_bound(topology, c);
-      r.bound = lower_bound_at_size(*reference, size).bound;
-    }
-    results.push_back(std::move(r));
-  }
+  const NcclResults n = nccl_results(a.topology, a.kind, parse_size_range(a.size, Argument{"size"}));
+  const nccl::CalibratedMachine& m = n.machine;
+  const nccl::CommSystem& s = n.system;
+  const std::vector<SizeResult>& results = n.sizes;
   std::optional<NcclTestsLog> measured;
   if (!a.sweep.compare.empty())
     measured = read_nccl_tests_log(a.sweep.compare);
   if (!a.sweep.report.empty())
-    write_report(a, s, results, reference, measured ? &*measured : nullptr);
+    write_report(a, n, measured ? &*measured : nullptr);
   if (a.json || a.sweep.jsonl) {
     if (a.json && results.size() > 1)
       throw Error("", "--json", "prints one object; a sweep prints one per size with --jsonl");

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "chorus/collective/collective.hpp"
+#include "chorus/sweep/collective_sweep.hpp"
 #include "size_sweep.hpp"
 #include "topology_options.hpp"
 
@@ -21,5 +23,13 @@ struct NcclCollectiveArgs {
 };
 
 void run_nccl_collective(const NcclCollectiveArgs& args);
+
+// The library's choice at each size as a size sweep (the bound on the machine's links at every point), and the
+// choice per size as "Algorithm/Protocol/channels", for a chart or table beside other algorithms.
+struct NcclSweep {
+  SizeSweep sweep;
+  std::vector<std::string> choices;
+};
+NcclSweep nccl_size_sweep(const TopologyOptions& options, CollectiveKind kind, const std::vector<Bytes>& sizes);
 
 }  // namespace chorus::cli

@@ -55,8 +55,8 @@ std::string optional_number(const std::optional<double>& value) {
   return value ? number(*value) : "";
 }
 
-const char* const kHeadPrefix = "#       size         count      type   redop    root";
-const char* const kUnitPrefix = "#        (B)    (elements)                        ";
+const char* const kHeadPrefix = kNcclTestsHeadPrefix;
+const char* const kUnitPrefix = kNcclTestsUnitPrefix;
 
 // ---- chorus collective --------------------------------------------------------------------------------------
 
@@ -83,7 +83,7 @@ int64_t element_bytes(std::string_view type) {
 
 // The log's row of this collective's size, refused when its count or reduction operator shows another collective
 // (an all_reduce log compared with an all_gather run would match by size only and report meaningless errors).
-std::optional<Measured> measured_at(const std::optional<NcclTestsLog>& log, const Collective& c) {
+std::optional<Measured> measured_at(const NcclTestsLog* log, const Collective& c) {
   const NcclTestsRow* row = log ? log->find(c.size) : nullptr;
   if (row == nullptr)
     return std::nullopt;
@@ -103,6 +103,10 @@ std::optional<Measured> measured_at(const std::optional<NcclTestsLog>& log, cons
     m.inplace_busbw_GBps = row->in_place->busbw_GBps;
   }
   return m;
+}
+
+std::optional<Measured> measured_at(const std::optional<NcclTestsLog>& log, const Collective& c) {
+  return measured_at(log ? &*log : nullptr, c);
 }
 
 // (simulated - measured) / measured, in percent.
@@ -295,6 +299,25 @@ void refuse_two_formats(const SweepFlags& flags) {
 }
 
 }  // namespace
+
+std::string nccl_tests_column(double value, int width) {
+  return column(value, width);
+}
+
+std::string nccl_tests_row_prefix(const Collective& c) {
+  return row_prefix(c);
+}
+
+std::vector<std::string> nccl_tests_csv_prefix(const Collective& c) {
+  return csv_prefix(c);
+}
+
+std::optional<double> measured_busbw_at(const NcclTestsLog* log, const Collective& c) {
+  if (log == nullptr)
+    return std::nullopt;
+  const std::optional<Measured> m = measured_at(log, c);
+  return m ? std::optional(m->busbw_GBps) : std::nullopt;
+}
 
 void add_sweep_flags(CLI::App& command, SweepFlags& flags, bool with_compare) {
   command.add_flag("--csv", flags.csv, "print the sweep as CSV (one row per size)");

@@ -3,12 +3,15 @@
 // results beside the simulated ones (--compare LOG) and an HTML chart (--report FILE).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "chorus/collective/lower_bound.hpp"
 #include "chorus/sweep/collective_sweep.hpp"
+#include "chorus/sweep/nccl_tests_log.hpp"
 
 namespace chorus::cli {
 
@@ -33,6 +36,18 @@ void run_collective_sweep(const Topology& topology, const SweepRequest& request,
 // The output of a sweep already run (a synthesized one: one synthesis per size).
 void print_collective_sweep(const Topology& topology, const SweepRequest& request, const SizeSweep& sweep,
                             const SweepFlags& flags);
+
+// nccl-tests' layout, for tables that put other columns after its first five: the heading and unit lines' prefix,
+// a row's prefix (size, count, type, redop, root) as text and as CSV cells, and a number in a column of `width`.
+inline constexpr const char* kNcclTestsHeadPrefix = "#       size         count      type   redop    root";
+inline constexpr const char* kNcclTestsUnitPrefix = "#        (B)    (elements)                        ";
+std::string nccl_tests_row_prefix(const Collective& c);
+std::vector<std::string> nccl_tests_csv_prefix(const Collective& c);
+std::string nccl_tests_column(double value, int width);
+
+// The measured out-of-place busbw of this collective's size in an nccl-tests log (nullopt: no log, no such size);
+// refuses a row whose count or reduction shows another collective.
+std::optional<double> measured_busbw_at(const NcclTestsLog* log, const Collective& c);
 
 void run_bound_sweep(const Topology& topology, CollectiveKind kind, const std::vector<Bytes>& sizes,
                      const BoundOptions& options, const SweepFlags& flags);

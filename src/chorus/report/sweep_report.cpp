@@ -1,6 +1,9 @@
 // HTML reports of size sweeps (see sweep_report.hpp).
 #include "chorus/report/sweep_report.hpp"
 
+#include <iterator>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "chorus/report/html_page.hpp"
@@ -92,6 +95,68 @@ std::string sweep_report_html(const SizeSweep& sweep, const std::string& title, 
   page.paragraph(
       "The lower bound's busbw is the most any algorithm can reach on this topology (cut bound plus the latency "
       "diameter, docs/cli.md); a simulated curve above it would be physically impossible.");
+  page.raw(render_line_chart(busbw));
+  page.raw(render_line_chart(time));
+  page.heading("Sizes");
+  page.table(rows);
+  return page.str();
+}
+
+std::string sweep_comparison_report_html(const std::vector<LabelledSweep>& sweeps, const std::string& title,
+                                         const NcclTestsLog* measured) {
+  // Colours that stay apart from the bound's red and the measured greens.
+  static constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+  LineChart busbw = size_chart("bus bandwidth against size", "busbw (GB/s)");
+  LineChart time = size_chart("time against size", "time (us)");
+  std::vector<std::string> header = {"size (B)"};
+  for (const LabelledSweep& s : sweeps) {
+    header.push_back(s.label + " time (us)");
+    header.push_back(s.label + " busbw (GB/s)");
+  }
+  header.emplace_back("bound (us)");
+  std::vector<std::vector<std::string>> rows = {header};
+  const SizeSweep& first = *sweeps.front().sweep;
+  for (size_t i = 0; i < sweeps.size(); ++i) {
+    const char* color = kPalette[i % std::size(kPalette)];
+    Series bw{sweeps[i].label, color, {}};
+    Series t{sweeps[i].label, color, {}};
+    for (const SweepPoint& p : sweeps[i].sweep->points) {
+      bw.points.emplace_back(static_cast<double>(p.collective.size.count()), p.busbw_GBps());
+      t.points.emplace_back(static_cast<double>(p.collective.size.count()), p.time_us());
+    }
+    busbw.series.push_back(std::move(bw));
+    time.series.push_back(std::move(t));
+  }
+  Series bound_bw{"lower bound", kBoundColor, {}, true};
+  Series bound_t{"lower bound", kBoundColor, {}, true};
+  for (size_t k = 0; k < first.points.size(); ++k) {
+    const SweepPoint& p = first.points[k];
+    std::vector<std::string> row = {std::to_string(p.collective.size.count())};
+    std::optional<Time> bound;
+    for (const LabelledSweep& s : sweeps) {
+      const SweepPoint& q = s.sweep->points[k];
+      row.push_back(us(q.time_us()));
+      row.push_back(fmt::format("{:.3f}", q.busbw_GBps()));
+      if (!bound && q.bound)
+        bound = q.bound->bound;
+    }
+    if (bound) {
+      const auto x = static_cast<double>(p.collective.size.count());
+      bound_bw.points.emplace_back(x, busbw_at(p.collective, *bound));
+      bound_t.points.emplace_back(x, bound->microseconds());
+    }
+    row.push_back(bound ? us(bound->microseconds()) : "-");
+    rows.push_back(std::move(row));
+  }
+  busbw.series.push_back(std::move(bound_bw));
+  time.series.push_back(std::move(bound_t));
+  if (measured != nullptr)
+    add_measured(busbw, time, first, *measured);
+  HtmlPage page(title);
+  page.paragraph(
+      "Each algorithm at the same sizes on the same machine or topology. The lower bound's busbw is the most any "
+      "algorithm can reach on these links without in-network reduction (cut bound plus the latency diameter, "
+      "docs/cli.md).");
   page.raw(render_line_chart(busbw));
   page.raw(render_line_chart(time));
   page.heading("Sizes");

@@ -13,6 +13,15 @@ namespace chorus {
 // `title` names the run (collective, topology, algorithm, model); `measured` may be null.
 std::string sweep_report_html(const SizeSweep& sweep, const std::string& title, const NcclTestsLog* measured);
 
+// Several algorithms over the same sizes in one chart (`chorus collective --algorithm ring,nccl,synth --report`):
+// one busbw and one time curve per algorithm, the bound of the first sweep that has one, the measured curves.
+struct LabelledSweep {
+  std::string label;  // "ring", "nccl (NCCL 2.30.7)", "synth"
+  const SizeSweep* sweep = nullptr;
+};
+std::string sweep_comparison_report_html(const std::vector<LabelledSweep>& sweeps, const std::string& title,
+                                         const NcclTestsLog* measured);
+
 // The bounds alone (`chorus bound --size A:B:xF --report FILE`).
 std::string bound_sweep_report_html(const std::vector<LowerBound>& bounds, const std::string& title);
 
