@@ -65,8 +65,11 @@ std::string trimmed(std::string line) {
 
 void print_text(const std::vector<ComparedSweep>& sweeps, const ComparisonHeading& h, const NcclTestsLog* log) {
   std::string labels;
-  for (const ComparedSweep& s : sweeps)
-    labels += (labels.empty() ? "" : ", ") + s.label;
+  for (const ComparedSweep& s : sweeps) {
+    if (!labels.empty())
+      labels += ", ";
+    labels += s.label;
+  }
   fmt::print("# chorus collective: {} on {}; algorithms {}; simulated under the {} model{}\n", to_string(h.kind),
              h.where, labels, h.model, log ? fmt::format("; measured: {}", log->source) : "");
   std::string names = fmt::format("{:<{}}", "#", std::string(kNcclTestsHeadPrefix).size());

@@ -12,7 +12,9 @@ void add_collectives_option(CLI::App& command, std::string& collectives) {
   command.add_option("--collectives", collectives,
                      "simulated (default: the network model runs each collective's algorithm) | nccl: each group's "
                      "collective as NCCL (RCCL) runs it on --machine NAME|FILE.json, by the library's cost model, the "
-                     "times `chorus collective --algorithm nccl` shows (docs/nccl.md)");
+                     "times `chorus collective --algorithm nccl` shows (docs/nccl.md) | synth: each group's collective "
+                     "by a schedule synthesized for its members on the topology (chorus synth), simulated under "
+                     "--model");
 }
 
 std::optional<nccl::NcclContext> resolve_collectives(const std::string& collectives, TopologyOptions& topology,
@@ -20,8 +22,13 @@ std::optional<nccl::NcclContext> resolve_collectives(const std::string& collecti
                                                      const std::string& machine_usage) {
   if (collectives.empty() || collectives == "simulated")
     return std::nullopt;
+  if (collectives == "synth") {
+    if (system_given)
+      throw Error("", system_flag, "does not apply with --collectives synth (the synthesizer chooses the schedules)");
+    return std::nullopt;
+  }
   if (collectives != "nccl")
-    throw Error("", "--collectives", fmt::format("is '{}'; expected simulated or nccl", collectives));
+    throw Error("", "--collectives", fmt::format("is '{}'; expected simulated, nccl or synth", collectives));
   if (topology.machine.empty())
     throw Error("", "--collectives", "nccl needs " + machine_usage);
   if (system_given)

@@ -40,7 +40,7 @@ struct NetworkOptions {
   TopologyOptions topology;
   std::string collective_system;
   std::string model;
-  std::string collectives;  // simulated | nccl (collectives_option.hpp)
+  std::string collectives;  // simulated | nccl | synth (collectives_option.hpp)
 };
 
 void add_network_options(CLI::App& command, NetworkOptions& o) {
@@ -72,7 +72,8 @@ std::unique_ptr<hlo::CollectiveNetwork> make_network(const NetworkOptions& o) {
   const std::string name = !o.topology.network.empty()    ? o.topology.network
                            : !o.topology.topology.empty() ? o.topology.topology
                                                           : topology.name();
-  return std::make_unique<hlo::CollectiveNetwork>(std::move(topology), name, *model, std::move(system), nccl_context);
+  return std::make_unique<hlo::CollectiveNetwork>(std::move(topology), name, *model, std::move(system), nccl_context,
+                                                  o.collectives == "synth");
 }
 
 void warn_below_bound(const hlo::Module& module, const hlo::Analysis& a) {

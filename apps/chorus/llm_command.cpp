@@ -2,7 +2,7 @@
 //
 //   chorus llm run      --model M.json --system S.json --exec E.json [--json]
 //                       [--engine sim [--network NET.yml] [--network-model flow] [--traces DIR]
-//                        [--collectives nccl --machine M]]
+//                        [--collectives nccl --machine M | --collectives synth]]
 //   chorus llm search   --model M.json --system S.json --gpus 1024 --max-batch 1536 [--top 20] [--threads N]
 //                       [--context-par] [--fsdp] [--fused-attention]
 //                       [--csv all.csv] [--datatype float16] [--json]
@@ -536,8 +536,9 @@ void register_llm_command(CLI::App& app) {
       ->capture_default_str();
   run->add_option("--traces", run_opts->sim.traces, "with --engine sim: keep the generated traces in this directory");
   run->add_option("--collectives", run_opts->sim.collectives,
-                  "with --engine sim: simulated (default) or nccl: every collective as NCCL (RCCL) runs it on "
-                  "--machine, by the library's cost model (docs/nccl.md)");
+                  "with --engine sim: simulated (default); nccl: every collective as NCCL (RCCL) runs it on "
+                  "--machine, by the library's cost model (docs/nccl.md); synth: every collective by a schedule "
+                  "synthesized for its group on the job's network (chorus synth)");
   run->add_option("--machine", run_opts->sim.machine,
                   "with --engine sim --collectives nccl: the machine preset (chorus machines) or a calibrated machine "
                   "JSON; its nodes are the job's GPUs / its GPUs per node");

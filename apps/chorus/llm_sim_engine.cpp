@@ -73,7 +73,7 @@ void run_llm_sim_engine(const LlmSimEngineOptions& o, const llm::Application& ap
       planned_training_spec(app, sys, exe, stats, o.exec_file, std::filesystem::path(o.model_file).stem().string());
   SimEngineResult result;
   try {
-    result = run_sim_engine(stats, spec, topology, SimEngineOptions{model, o.traces, nccl});
+    result = run_sim_engine(stats, spec, topology, SimEngineOptions{model, o.traces, nccl, o.collectives == "synth"});
   } catch (const DeadlockError& e) {
     std::cerr << "error: " << e.what() << "\n";
     std::cerr.flush();

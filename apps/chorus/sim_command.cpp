@@ -46,7 +46,7 @@ struct SimOptions {
   std::string memory;
   std::string comm_groups;
   std::string model = "unaware";
-  std::string collectives = "simulated";  // or nccl: NCCL's model of --machine for each group
+  std::string collectives = "simulated";  // or nccl: NCCL's model of --machine for each group; synth
   std::string queue;                      // --model packet
   bool ecn = false;                       // --model packet
   std::string out;
@@ -216,6 +216,10 @@ void run(const SimOptions& o) {
   TopologyOptions topology_options = o.topology;
   const std::optional<nccl::NcclContext> nccl_context =
       resolve_collectives(o.collectives, topology_options, "--system", !o.system.empty());
+  const bool synthesize = o.collectives == "synth";
+  if (synthesize && o.contention)
+    throw Error("", "--contention",
+                "does not apply with --collectives synth (each synthesized schedule is timed alone on its links)");
   const Topology topology = make_topology(topology_options);
   std::optional<AstraSystemConfig> system;
   if (!o.system.empty())
@@ -238,6 +242,7 @@ void run(const SimOptions& o) {
   options.link_load_bins = !o.no_timeline && !o.out.empty() ? static_cast<size_t>(o.link_bins) : 0;
   options.contention = o.contention;
   options.nccl = nccl_context;
+  options.synthesize_collectives = synthesize;
   options.critical_path = !o.no_critical_path;
   options.overlap_slowdown = o.overlap_slowdown;
   const std::unique_ptr<Progress> progress = terminal_progress(o.json);

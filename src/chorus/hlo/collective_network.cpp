@@ -23,22 +23,29 @@ std::optional<chakra::CommType> hlo_comm_type(const std::string& opcode) {
 }
 
 CollectiveNetwork::CollectiveNetwork(Topology topology, std::string name, NetworkModelKind model,
-                                     std::optional<AstraSystemConfig> system, std::optional<nccl::NcclContext> nccl)
+                                     std::optional<AstraSystemConfig> system, std::optional<nccl::NcclContext> nccl,
+                                     bool synthesize)
     : topology_(std::move(topology)),
       name_(std::move(name)),
       model_(model),
       system_(std::move(system)),
       nccl_(nccl.has_value()),
-      timer_(
-          topology_,
-          {.model = model_, .system = system_ ? &*system_ : nullptr, .link_stats = false, .packet = {}, .nccl = nccl}),
+      synthesize_(synthesize),
+      timer_(topology_, {.model = model_,
+                         .system = system_ ? &*system_ : nullptr,
+                         .link_stats = false,
+                         .packet = {},
+                         .nccl = nccl,
+                         .whole_all_to_all_direct = false,
+                         .synthesize = synthesize}),
       bounds_(topology_) {}
 
 std::string CollectiveNetwork::describe() const {
   return fmt::format("{} ({} NPUs, {} model, {})", name_, topology_.npu_count(), to_string(model_),
-                     nccl_     ? "NCCL's algorithms by its cost model"
-                     : system_ ? "algorithms of the collective system JSON"
-                               : "native algorithms");
+                     nccl_         ? "NCCL's algorithms by its cost model"
+                     : synthesize_ ? "schedules synthesized per replica group"
+                     : system_     ? "algorithms of the collective system JSON"
+                                   : "native algorithms");
 }
 
 std::optional<CollectiveTiming> CollectiveNetwork::time(const std::string& opcode, Bytes bytes,

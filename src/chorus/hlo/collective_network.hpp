@@ -29,7 +29,8 @@ class CollectiveNetwork {
  public:
   // `nccl`: every group's collective timed by NCCL's model of that machine (nccl/group_timing.hpp).
   CollectiveNetwork(Topology topology, std::string name, NetworkModelKind model,
-                    std::optional<AstraSystemConfig> system, std::optional<nccl::NcclContext> nccl = std::nullopt);
+                    std::optional<AstraSystemConfig> system, std::optional<nccl::NcclContext> nccl = std::nullopt,
+                    bool synthesize = false);
   CollectiveNetwork(const CollectiveNetwork&) = delete;
   CollectiveNetwork& operator=(const CollectiveNetwork&) = delete;
 
@@ -47,6 +48,7 @@ class CollectiveNetwork {
   NetworkModelKind model_;
   std::optional<AstraSystemConfig> system_;  // before timer_, which points at it
   bool nccl_ = false;
+  bool synthesize_ = false;  // schedules synthesized per replica group (collective_timer.hpp)
   CollectiveTimer timer_;
   GroupBounds bounds_;
 };

@@ -146,8 +146,10 @@ SimEngineResult run_sim_engine(const llm::Stats& stats, const LlmTrainingSpec& s
   // stream, as NCCL runs each communicator's kernels, so several collectives may be in flight at once, and they
   // share the links they have in common.
   run.resource_limits = false;
-  run.contention = options.model == NetworkModelKind::Flow;
+  // A synthesized schedule is timed alone on its links (as chorus collective --algorithm synth times it).
+  run.contention = options.model == NetworkModelKind::Flow && !options.synthesize;
   run.nccl = options.nccl;
+  run.synthesize_collectives = options.synthesize;
   // One EP group may be the whole job (Qwen3-30B-A3B's EP 16 on 16 GPUs): its All-to-All runs direct, the shares
   // for the members of a node over NVLink and the rest over the NICs at once, as a smaller group's does and as the
   // planner prices it, not as ASTRA-sim's per-dimension rings.
@@ -159,6 +161,8 @@ SimEngineResult run_sim_engine(const llm::Stats& stats, const LlmTrainingSpec& s
   result.network = topology.name();
   if (options.nccl)
     result.collective_timing = std::string("nccl:") + options.nccl->machine->name;
+  else if (options.synthesize)
+    result.collective_timing = "synth";
   result.simulated_npus = result.symmetric ? workload.symmetry->classes.size() : workload.npus.size();
   const auto planner = planner_rows(stats);
   const auto sim = sim_rows(report, topology.npu_count());
@@ -196,7 +200,8 @@ std::string sim_engine_table(const SimEngineResult& result) {
     const std::string ratio = c.planner_s > 0 ? fmt::format("{:.3f}", c.sim_s / c.planner_s) : "-";
     out += fmt::format("{:<50} {:>11.4f} {:>11.4f} {:>9}\n", c.name, c.planner_s, c.sim_s, ratio);
   }
-  const bool nccl = result.collective_timing != "simulated";
+  const bool nccl = result.collective_timing.starts_with("nccl:");
+  const bool synth = result.collective_timing == "synth";
   if (result.below_bound > 0) {
     out += fmt::format("warning: {} of {} collectives finish faster than their physical lower bound ({})\n",
                        result.below_bound, result.collectives,
@@ -204,11 +209,12 @@ std::string sim_engine_table(const SimEngineResult& result) {
                             : "a subgroup runs on a logical ring or switch of its members, which does not see every "
                               "physical link; docs/workload.md");
   }
-  out += fmt::format(
-      "simulated on {} ({} trace{}{}){}\n", result.network, result.simulated_npus,
-      result.simulated_npus == 1 ? "" : "s",
-      result.symmetric ? ", one per rank class: pipeline stage and CP index" : ", one per rank",
-      nccl ? fmt::format("; collectives by NCCL's cost model on {}", result.collective_timing.substr(5)) : "");
+  out += fmt::format("simulated on {} ({} trace{}{}){}\n", result.network, result.simulated_npus,
+                     result.simulated_npus == 1 ? "" : "s",
+                     result.symmetric ? ", one per rank class: pipeline stage and CP index" : ", one per rank",
+                     nccl ? fmt::format("; collectives by NCCL's cost model on {}", result.collective_timing.substr(5))
+                     : synth ? std::string("; collectives by schedules synthesized per group")
+                             : std::string());
   return out;
 }
 

@@ -35,6 +35,8 @@ struct SimEngineOptions {
   std::string traces;  // keep the generated traces in this directory; "" writes them to a temporary one
   // Every collective timed by NCCL's model of this machine for its group (chorus sim --collectives nccl).
   std::optional<nccl::NcclContext> nccl;
+  // Every collective timed by a schedule synthesized for its group (chorus sim --collectives synth).
+  bool synthesize = false;
 };
 
 struct SimEngineResult {
@@ -45,7 +47,7 @@ struct SimEngineResult {
   std::string network;  // the topology's name
   size_t collectives = 0;
   size_t below_bound = 0;  // collectives that finished faster than the physical links allow (runtime/group_bound)
-  std::string collective_timing = "simulated";  // or "nccl:MACHINE" (NCCL's cost model for every collective)
+  std::string collective_timing = "simulated";  // or "nccl:MACHINE" (NCCL's cost model), or "synth"
 };
 
 SimEngineResult run_sim_engine(const llm::Stats& stats, const LlmTrainingSpec& spec, const Topology& topology,

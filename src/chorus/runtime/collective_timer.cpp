@@ -7,6 +7,8 @@
 
 #include "chorus/core/error.hpp"
 #include "chorus/network/model_registry.hpp"
+#include "chorus/sim/collective_request.hpp"
+#include "chorus/synth/synthesize.hpp"
 #include "chorus/topology/generators.hpp"
 
 namespace chorus {
@@ -217,6 +219,23 @@ const TimedCollective& CollectiveTimer::time_by_nccl(CommType type, Bytes bytes,
   return nccl_cache_.emplace(key, TimedCollective{t.duration, t.label, size, std::nullopt, {}}).first->second;
 }
 
+const TimedCollective& CollectiveTimer::time_by_synthesis(CommType type, Bytes bytes,
+                                                          const std::vector<uint32_t>& members) {
+  const CollectiveKind kind = *simulated_kind(type);
+  const Bytes size = kind == CollectiveKind::AllGather ? bytes * static_cast<int64_t>(members.size()) : bytes;
+  auto key = std::make_tuple(type, size, members);
+  if (const auto it = synth_cache_.find(key); it != synth_cache_.end())
+    return it->second;
+  SynthOptions o;
+  o.kind = kind;
+  o.size = size;
+  if (members.size() < topology_.npu_count())
+    o.graph.group = members;
+  const SynthResult r = synthesize(topology_, o);
+  const Time duration = simulate_synthesized(topology_, r, options_.model);
+  return synth_cache_.emplace(std::move(key), TimedCollective{duration, "synth", size, std::nullopt, {}}).first->second;
+}
+
 bool CollectiveTimer::subgroup_all_to_all_direct(CommType type) const {
   if (type != CommType::AllToAll)
     return false;
@@ -236,6 +255,8 @@ const CollectiveTimer::RingShape& CollectiveTimer::cached_ring_shape(const std::
 const TimedCollective& CollectiveTimer::time(CommType type, Bytes bytes, const std::vector<uint32_t>& members) {
   if (options_.nccl)
     return time_by_nccl(type, bytes, members);
+  if (options_.synthesize && members.size() > 1)
+    return time_by_synthesis(type, bytes, members);
   const bool whole = members.size() == topology_.npu_count();
   const bool direct =
       subgroup_all_to_all_direct(type) && (!whole || (options_.whole_all_to_all_direct && options_.system == nullptr));

@@ -52,6 +52,9 @@ struct CollectiveTimerOptions {
   // The whole network's All-to-All also runs direct on a logical switch as a subgroup's does (no system file):
   // the LLM simulator engine's, whose one EP group may be the whole job.
   bool whole_all_to_all_direct = false;
+  // Every collective timed by a schedule synthesized for its group on the physical topology (chorus synth with the
+  // group as its members, the other NPUs relays), simulated under `model`; not with `nccl` or a system file.
+  bool synthesize = false;
 };
 
 struct TimedCollective {
@@ -97,6 +100,7 @@ class CollectiveTimer {
   const RingShape& cached_ring_shape(const std::vector<uint32_t>& members);
   TimedCollective run(chakra::CommType type, Bytes bytes, const Topology& topology, bool whole_network) const;
   const TimedCollective& time_by_nccl(chakra::CommType type, Bytes bytes, const std::vector<uint32_t>& members);
+  const TimedCollective& time_by_synthesis(chakra::CommType type, Bytes bytes, const std::vector<uint32_t>& members);
   // NCCL's time depends on the group only through its shape, so groups of one shape share their timings.
   using NcclKey = std::tuple<chakra::CommType, Bytes, nccl::GroupShape>;
 
@@ -108,6 +112,8 @@ class CollectiveTimer {
   mutable std::unique_ptr<RouteTable> routes_;
   std::map<Key, TimedCollective> cache_;
   std::map<NcclKey, TimedCollective> nccl_cache_;
+  // A synthesized schedule belongs to its members (their places on the topology), so it is cached per member list.
+  std::map<std::tuple<chakra::CommType, Bytes, std::vector<uint32_t>>, TimedCollective> synth_cache_;
   std::map<std::vector<uint32_t>, nccl::GroupShape> nccl_shapes_;
   // Per member list: a group issues many collectives, and its shape costs 2 x members message delays.
   std::map<std::vector<uint32_t>, RingShape> ring_shapes_;

@@ -165,8 +165,9 @@ class Runtime {
       : workload_(workload),
         topology_(topology),
         options_(options),
-        timer_(topology, CollectiveTimerOptions{options.model, options.system, wants_links(), options.packet,
-                                                options.nccl, options.whole_all_to_all_direct}),
+        timer_(topology,
+               CollectiveTimerOptions{options.model, options.system, wants_links(), options.packet, options.nccl,
+                                      options.whole_all_to_all_direct, options.synthesize_collectives}),
         p2p_(make_message_cost(topology, options.system != nullptr ? AstraCompat::full() : AstraCompat{})),
         memory_(options.memory) {
     check_inputs();

@@ -60,6 +60,8 @@ struct RuntimeOptions {
   PacketOptions packet;  // packet model: its switch queues
   // Collectives timed by NCCL's model of a machine for their groups (nccl/group_timing.hpp); none: simulated.
   std::optional<nccl::NcclContext> nccl;
+  // Collectives timed by schedules synthesized for their groups on the topology (collective_timer.hpp).
+  bool synthesize_collectives = false;
   // An All-to-All of every NPU runs direct, as a subgroup's (collective_timer.hpp); without a system file only.
   bool whole_all_to_all_direct = false;
   // Hears of each trace node completed (core/progress.hpp); none: silent.
