@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chorus/codesign/design_text.hpp"
+#include "chorus/codesign/dimension_tables.hpp"
 #include "chorus/codesign/solver.hpp"
 #include "chorus/codesign/verify_sim.hpp"
 #include "chorus/core/error.hpp"
@@ -42,20 +43,22 @@ std::vector<codesign::SimCheck> verify(const CodesignOptions& o, const llm::Appl
                                        const codesign::CodesignResult& r) {
   if (o.verify.empty())
     return {};
-  return codesign::verify_designs(app, machine, t, r.top, r.top.size(), std::filesystem::path(o.model).stem().string());
+  return codesign::verify_designs(app, machine, t, r, r.top.size(), std::filesystem::path(o.model).stem().string(),
+                                  codesign::nccl_machine_for(o.machine));
 }
 
 void print_checks(const std::vector<codesign::SimCheck>& checks) {
   if (checks.empty())
     return;
-  fmt::print("--verify sim (llm run --engine sim on each design's network):\n{:>3} {:>10} {:>10} {:>9}\n", "#",
-             "planner s", "sim s", "sim/plan");
+  fmt::print("--verify sim (llm run --engine sim on each design's network):\n{:>3} {:>10} {:>10} {:>9}  {}\n", "#",
+             "planner s", "sim s", "sim/plan", "collectives");
   for (size_t i = 0; i < checks.size(); ++i) {
     const codesign::SimCheck& c = checks[i];
     if (!c.skipped.empty()) {
       fmt::print("{:>3} {:>10.4f}  not simulated: {}\n", i + 1, c.planner_s, c.skipped);
     } else {
-      fmt::print("{:>3} {:>10.4f} {:>10.4f} {:>9.3f}\n", i + 1, c.planner_s, c.sim_s, c.sim_s / c.planner_s);
+      fmt::print("{:>3} {:>10.4f} {:>10.4f} {:>9.3f}  {}{}\n", i + 1, c.planner_s, c.sim_s, c.sim_s / c.planner_s,
+                 c.collectives, c.note.empty() ? "" : ": " + c.note);
     }
   }
 }
@@ -98,10 +101,14 @@ void run(const CodesignOptions& o) {
   spec.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   spec.dims.context_par = o.context_par;
   spec.dims.fsdp = o.fsdp;
+  spec.nccl_machine = codesign::nccl_machine_for(o.machine);
   if (!o.exec.empty()) {
-    // Checked against the default network's system: its tier indices must be the template's dimensions.
-    spec.execution = llm::read_execution(
-        o.exec, app, codesign::network_system(machine, t, codesign::default_network(t, prices, o.gpus)));
+    // Checked against the default network's system: its tier indices must be the template's dimensions (the
+    // algorithms do not matter here, so every dimension is read as ring).
+    codesign::NetworkPoint plain = codesign::default_network(t, prices, o.gpus);
+    for (codesign::DimensionSetting& d : plain.dims)
+      d.algorithm = codesign::Algorithm::kRing;
+    spec.execution = llm::read_execution(o.exec, app, codesign::network_system(machine, t, plain));
   }
   llm::ProcessGroup group;  // under mpirun: each network's planner search split over the ranks
   if (group.size() > 1 && !spec.execution) {
@@ -134,6 +141,9 @@ void run(const CodesignOptions& o) {
     for (size_t i = 0; i < checks.size(); ++i) {
       nlohmann::json& d = j["top"][i];
       d["sim_time_s"] = checks[i].skipped.empty() ? nlohmann::json(checks[i].sim_s) : nlohmann::json(nullptr);
+      d["sim_collectives"] = checks[i].collectives;
+      if (!checks[i].note.empty())
+        d["sim_note"] = checks[i].note;
       if (!checks[i].skipped.empty())
         d["sim_skipped"] = checks[i].skipped;
     }

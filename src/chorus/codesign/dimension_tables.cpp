@@ -1,0 +1,287 @@
+// NCCL's and synthesized collective costs per network dimension (see dimension_tables.hpp).
+#include "chorus/codesign/dimension_tables.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "chorus/core/error.hpp"
+#include "chorus/nccl/cost_model.hpp"
+#include "chorus/synth/synthesize.hpp"
+#include "chorus/topology/generators.hpp"
+
+namespace chorus::codesign {
+namespace {
+
+using llm::Collective;
+
+constexpr std::array<Collective, 3> kTabled = {Collective::kReduceScatter, Collective::kAllGather,
+                                               Collective::kAllReduce};
+
+CollectiveKind kind_of(Collective c) {
+  switch (c) {
+    case Collective::kReduceScatter:
+      return CollectiveKind::ReduceScatter;
+    case Collective::kAllGather:
+      return CollectiveKind::AllGather;
+    default:
+      return CollectiveKind::AllReduce;
+  }
+}
+
+// NCCL's buffer sizes: 1 KiB to 64 GiB, a point per doubling.
+constexpr int kNcclMinLog2 = 10, kNcclMaxLog2 = 36;
+// Synthesis: bytes / bandwidth from 0.1 us to 0.1 s, a point per decade, at a reference bandwidth of 1e12 B/s (whole
+// bytes down to 100 KB, so chunk rounding does not break the rescaling).
+constexpr double kSynthReferenceBps = 1e12;
+constexpr std::array<double, 7> kSynthSeconds = {1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1};
+
+std::string field_of(size_t dim) {
+  return fmt::format("dimensions[{}].algorithms", dim);
+}
+
+// The group sizes the planner can place on a domain of `size`: the divisors of the job's GPUs from 2 to size.
+std::vector<int64_t> group_sizes(int64_t gpus, int64_t size) {
+  std::vector<int64_t> out;
+  for (int64_t n = 2; n <= std::min(gpus, size); ++n) {
+    if (gpus % n == 0)
+      out.push_back(n);
+  }
+  return out;
+}
+
+const llm::NetworkTier& machine_tier(const llm::System& machine, size_t dim) {
+  return dim == 0 ? machine.networks.front() : machine.networks.back();
+}
+
+// The machine NCCL's model sees for dimension `dim` at `gbps` per GPU, and the scales that make its bandwidth exact.
+struct NcclDimension {
+  machine::Machine m;
+  nccl::Scales scales;
+  uint32_t nodes_per_group = 0;  // 0: the group is one node (first dimension); else one node per GPU
+};
+
+NcclDimension nccl_dimension(const machine::Machine& base, size_t dim, double gbps, int64_t size,
+                             const std::string& file) {
+  NcclDimension out{base, {}, 0};
+  machine::Machine& m = out.m;
+  if (dim == 0) {
+    if (base.scale_up == machine::ScaleUp::kTorus)
+      throw Error(file, field_of(dim), fmt::format("nccl: {} is a TPU pod; NCCL does not run on it", base.name));
+    if (base.scale_up == machine::ScaleUp::kFullMesh && size > base.gpus_per_node) {
+      throw Error(file, field_of(dim),
+                  fmt::format("nccl: a domain of {} GPUs; {}'s full mesh joins at most {} (one link per pair)", size,
+                              base.name, base.gpus_per_node));
+    }
+    m.gpus_per_node = static_cast<uint32_t>(size);
+    m.max_nodes = 1;
+    if (base.scale_up == machine::ScaleUp::kSwitch) {
+      // As many links as the bandwidth needs at the preset's link rate; the scale makes up a fraction of a link.
+      const double per_link = base.scale_up_bandwidth / base.scale_up_links;
+      m.scale_up_links = static_cast<uint32_t>(std::max(1.0, std::round(gbps * 1e9 / per_link)));
+      m.scale_up_bandwidth = m.scale_up_links * per_link;
+      out.scales.intra_bandwidth = gbps * 1e9 / m.scale_up_bandwidth;
+    } else {
+      m.scale_up_bandwidth = gbps * 1e9;  // a full mesh: each link's share scales with it
+    }
+    return out;
+  }
+  m.gpus_per_node = 1;
+  m.nics_per_node = 1;
+  m.nic_bandwidth = gbps * 1e9;
+  m.in_network_reduction = false;  // NVLS across nodes needs CollNet, which NCCL's model here does not offer
+  m.max_nodes = static_cast<uint32_t>(size);
+  out.nodes_per_group = 1;
+  return out;
+}
+
+std::shared_ptr<const llm::CollectiveTable> nccl_table(const machine::Machine& base, size_t dim,
+                                                       const DimensionSetting& d, int64_t gpus,
+                                                       const std::string& file) {
+  const NcclDimension nd = nccl_dimension(base, dim, d.bandwidth_gbps / d.oversubscription, d.size, file);
+  auto table = std::make_shared<llm::CollectiveTable>();
+  table->label = "nccl";
+  table->group_sizes = group_sizes(gpus, d.size);
+  for (const int64_t n : table->group_sizes) {
+    nccl::CommSystem s;
+    try {
+      s = nd.nodes_per_group == 0 ? nccl::comm_system(nd.m, 1, nd.scales, static_cast<uint32_t>(n))
+                                  : nccl::comm_system(nd.m, static_cast<uint32_t>(n), nd.scales, 1);
+    } catch (const Error& e) {
+      throw Error(file, field_of(dim), fmt::format("nccl on {} GPUs: {}", n, e.what()));
+    }
+    for (const Collective c : kTabled) {
+      llm::CollectiveCurve curve;
+      for (int k = kNcclMinLog2; k <= kNcclMaxLog2; ++k) {
+        const int64_t bytes = int64_t{1} << k;
+        curve.bytes.push_back(static_cast<double>(bytes));
+        curve.seconds.push_back(nccl::choose(s, kind_of(c), bytes).time_us * 1e-6);
+      }
+      table->curves[static_cast<size_t>(c)].push_back(std::move(curve));
+    }
+  }
+  return table;
+}
+
+// One synthesis: collective `c` of the group of n on a switch, at the reference bandwidth.
+struct SynthJob {
+  Collective c;
+  int64_t n;
+  int64_t latency_ps;  // per link
+  size_t x;            // index into kSynthSeconds
+  bool operator<(const SynthJob& o) const {
+    return std::tie(c, n, latency_ps, x) < std::tie(o.c, o.n, o.latency_ps, o.x);
+  }
+};
+
+double synthesize_job(const SynthJob& job) {
+  const Topology topology =
+      switch_star(static_cast<uint32_t>(job.n), {Bandwidth::bytes_per_s(kSynthReferenceBps), Time::ps(job.latency_ps)});
+  SynthOptions o;
+  o.kind = kind_of(job.c);
+  o.size = Bytes(static_cast<int64_t>(std::llround(kSynthSeconds[job.x] * kSynthReferenceBps)));
+  return synthesize(topology, o).time.seconds();
+}
+
+// Runs every job over `threads` threads; the first error is rethrown.
+std::map<SynthJob, double> run_synth_jobs(const std::set<SynthJob>& jobs, int threads) {
+  const std::vector<SynthJob> list(jobs.begin(), jobs.end());
+  std::vector<double> seconds(list.size(), 0);
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(std::max(1, threads)));
+  auto work = [&](size_t worker) {
+    try {
+      for (size_t i = next++; i < list.size(); i = next++)
+        seconds[i] = synthesize_job(list[i]);
+    } catch (...) {
+      errors[worker] = std::current_exception();
+      next = list.size();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < errors.size(); ++w)
+    pool.emplace_back(work, w);
+  work(0);
+  for (std::thread& t : pool)
+    t.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e)
+      std::rethrow_exception(e);
+  }
+  std::map<SynthJob, double> out;
+  for (size_t i = 0; i < list.size(); ++i)
+    out[list[i]] = seconds[i];
+  return out;
+}
+
+struct SynthLink {
+  double bytes_per_second = 0;
+  int64_t latency_ps = 0;
+};
+
+SynthLink synth_link(const llm::System& machine, const NetworkTemplate& t, size_t dim, const DimensionSetting& d) {
+  const llm::NetworkTier& tier = machine_tier(machine, dim);
+  const DimensionTemplate& dt = t.dimensions[dim];
+  const double efficiency = dt.efficiency.value_or(tier.efficiency);
+  const double latency = dt.latency_s.value_or(tier.latency_s);
+  return {d.bandwidth_gbps * 1e9 / d.oversubscription * efficiency, std::llround(latency / 2 * 1e12)};
+}
+
+std::shared_ptr<const llm::CollectiveTable> synth_table(const SynthLink& link, const DimensionSetting& d, int64_t gpus,
+                                                        const std::map<SynthJob, double>& timed) {
+  auto table = std::make_shared<llm::CollectiveTable>();
+  table->label = "synth";
+  table->group_sizes = group_sizes(gpus, d.size);
+  for (const int64_t n : table->group_sizes) {
+    for (const Collective c : kTabled) {
+      llm::CollectiveCurve curve;
+      for (size_t x = 0; x < kSynthSeconds.size(); ++x) {
+        curve.bytes.push_back(kSynthSeconds[x] * link.bytes_per_second);
+        curve.seconds.push_back(timed.at({c, n, link.latency_ps, x}));
+      }
+      table->curves[static_cast<size_t>(c)].push_back(std::move(curve));
+    }
+  }
+  return table;
+}
+
+}  // namespace
+
+DimensionTables::DimensionTables(const llm::System& machine, const machine::Machine* nccl_machine,
+                                 const NetworkTemplate& t, const std::vector<NetworkPoint>& networks, int threads) {
+  const auto started = std::chrono::steady_clock::now();
+  std::set<SynthJob> jobs;
+  for (const NetworkPoint& p : networks) {
+    const int64_t gpus = p.dims.back().size;
+    for (size_t i = 0; i < p.dims.size(); ++i) {
+      const DimensionSetting& d = p.dims[i];
+      const Key key{i, d.bandwidth_gbps, d.size, d.oversubscription, static_cast<int>(d.algorithm)};
+      if (d.algorithm == Algorithm::kNccl && !tables_.contains(key)) {
+        if (nccl_machine == nullptr) {
+          throw Error(t.file, field_of(i),
+                      "nccl needs --machine to name a machine preset of `chorus machines` (dgx-h100, ...), not a "
+                      "system file");
+        }
+        tables_[key] = nccl_table(*nccl_machine, i, d, gpus, t.file);
+      } else if (d.algorithm == Algorithm::kSynth) {
+        const SynthLink link = synth_link(machine, t, i, d);
+        for (const int64_t n : group_sizes(gpus, d.size)) {
+          for (const Collective c : kTabled) {
+            for (size_t x = 0; x < kSynthSeconds.size(); ++x)
+              jobs.insert({c, n, link.latency_ps, x});
+          }
+        }
+      }
+    }
+  }
+  const std::map<SynthJob, double> timed = run_synth_jobs(jobs, threads);
+  for (const NetworkPoint& p : networks) {
+    for (size_t i = 0; i < p.dims.size(); ++i) {
+      const DimensionSetting& d = p.dims[i];
+      const Key key{i, d.bandwidth_gbps, d.size, d.oversubscription, static_cast<int>(d.algorithm)};
+      if (d.algorithm == Algorithm::kSynth && !tables_.contains(key))
+        tables_[key] = synth_table(synth_link(machine, t, i, d), d, p.dims.back().size, timed);
+    }
+  }
+  seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+std::shared_ptr<const llm::CollectiveTable> DimensionTables::find(size_t dim, const DimensionSetting& d) const {
+  if (d.algorithm != Algorithm::kNccl && d.algorithm != Algorithm::kSynth)
+    return nullptr;
+  const auto it = tables_.find(Key{dim, d.bandwidth_gbps, d.size, d.oversubscription, static_cast<int>(d.algorithm)});
+  if (it == tables_.end()) {
+    throw Error(
+        "", Argument{"network"},
+        fmt::format("dimension {} ({} at {} GB/s x{}) has no cost table; build DimensionTables for this network", dim,
+                    to_string(d.algorithm), d.bandwidth_gbps, d.size));
+  }
+  return it->second;
+}
+
+std::optional<NcclNetwork> nccl_network(const machine::Machine* base, const NetworkPoint& point) {
+  if (base == nullptr || point.dims.size() != 2 || point.dims[0].algorithm != Algorithm::kNccl ||
+      point.dims[1].algorithm != Algorithm::kNccl)
+    return std::nullopt;
+  const DimensionSetting& node = point.dims[0];
+  const DimensionSetting& out = point.dims[1];
+  NcclDimension nd = nccl_dimension(*base, 0, node.bandwidth_gbps / node.oversubscription, node.size, "");
+  nd.m.nics_per_node = static_cast<uint32_t>(node.size);
+  nd.m.nic_bandwidth = out.bandwidth_gbps / out.oversubscription * 1e9;
+  nd.m.max_nodes = static_cast<uint32_t>(std::max<int64_t>(1, out.size / node.size));
+  return NcclNetwork{nd.m, nd.scales};
+}
+
+const machine::Machine* nccl_machine_for(const std::string& machine_option) {
+  if (const machine::Machine* m = machine::find_machine(machine_option))
+    return m;
+  return machine::home_machine(machine_option);
+}
+
+}  // namespace chorus::codesign
