@@ -14,6 +14,7 @@
 
 #include "chorus/codesign/design_text.hpp"
 #include "chorus/codesign/dimension_tables.hpp"
+#include "chorus/codesign/refine_bandwidth.hpp"
 #include "chorus/codesign/solver.hpp"
 #include "chorus/codesign/verify_sim.hpp"
 #include "chorus/core/error.hpp"
@@ -33,7 +34,7 @@ struct CodesignOptions {
   std::vector<std::string> budgets;
   int64_t gpus = 0, max_batch = 0;
   int top = 10, threads = 0;
-  bool json = false, context_par = false, fsdp = false;
+  bool json = false, context_par = false, fsdp = false, refine_bandwidth = false;
   std::string report, exec, verify;
 };
 
@@ -61,6 +62,34 @@ void print_checks(const std::vector<codesign::SimCheck>& checks) {
                  c.collectives, c.note.empty() ? "" : ": " + c.note);
     }
   }
+}
+
+// --refine-bandwidth: each top design's continuous bandwidths (refine_bandwidth.hpp).
+std::vector<codesign::RefinedBandwidth> refine(const CodesignOptions& o, const llm::Application& app,
+                                               const llm::System& machine, const codesign::NetworkTemplate& t,
+                                               const codesign::CostFile& prices, const codesign::CodesignSpec& spec,
+                                               const codesign::CodesignResult& r) {
+  std::vector<codesign::RefinedBandwidth> out;
+  if (!o.refine_bandwidth)
+    return out;
+  for (const codesign::Design& d : r.top)
+    out.push_back(codesign::refine_bandwidth(app, machine, t, prices, r.tables.get(), spec, d));
+  return out;
+}
+
+std::string refined_text(const codesign::NetworkTemplate& t, const codesign::RefinedBandwidth& r) {
+  std::string s = "refined:";
+  for (size_t i = 0; i < r.bandwidth_gbps.size(); ++i)
+    s += fmt::format("{} {} {:.1f}GB/s", i == 0 ? "" : " |", t.dimensions[i].name, r.bandwidth_gbps[i]);
+  return s + fmt::format(" -> {:.4f} s, ${:.3f}M", r.time_s, r.cost / 1e6);
+}
+
+nlohmann::json refined_json(const codesign::RefinedBandwidth& r) {
+  return {{"bandwidth_GBps", r.bandwidth_gbps},
+          {"time_s", r.time_s},
+          {"cost", r.cost},
+          {"objective", r.objective},
+          {"evaluations", r.evaluations}};
 }
 
 void run(const CodesignOptions& o) {
@@ -128,6 +157,7 @@ void run(const CodesignOptions& o) {
                             spec.time_target_s, r.fastest_s));
   }
   const std::vector<codesign::SimCheck> checks = verify(o, app, machine, t, r);
+  const std::vector<codesign::RefinedBandwidth> refined = refine(o, app, machine, t, prices, spec, r);
   if (!o.report.empty()) {
     std::vector<double> simulated;
     for (const codesign::SimCheck& c : checks)
@@ -149,6 +179,10 @@ void run(const CodesignOptions& o) {
     }
     if (!checks.empty())
       j["best"]["sim_time_s"] = j["top"][0]["sim_time_s"];
+    for (size_t i = 0; i < refined.size(); ++i)
+      j["top"][i]["refined"] = refined_json(refined[i]);
+    if (!refined.empty())
+      j["best"]["refined"] = j["top"][0]["refined"];
     fmt::print("{}\n", j.dump(2));
     return;
   }
@@ -166,6 +200,8 @@ void run(const CodesignOptions& o) {
     fmt::print("{:>3} {:>9.4f} {:>10.3f} {:>10.5f}  {}\n{:>36}{}\n", i + 1, d.time_s, d.cost / 1e6,
                d.tokens_per_s_per_dollar, codesign::execution_text(d.execution), "",
                codesign::network_text(t, d.network));
+    if (i < refined.size())
+      fmt::print("{:>36}{}\n", "", refined_text(t, refined[i]));
   }
   fmt::print("pareto front (cost $M, time s):");
   for (const codesign::ParetoPoint& p : r.pareto)
@@ -203,6 +239,9 @@ void register_codesign_command(CLI::App& app) {
                   "workload");
   cmd->add_option("--verify", o->verify,
                   "sim: simulate each of the top designs end to end (llm run --engine sim) beside the planner");
+  cmd->add_flag("--refine-bandwidth", o->refine_bandwidth,
+                "for each top design, the continuous per-dimension bandwidths (within the template's range and the "
+                "budget) that improve its objective, never worse than the grid's");
   cmd->add_option("--report", o->report, "write the cost-time Pareto front and the top designs as HTML");
   cmd->add_flag("--json", o->json, "print best, top, pareto, evaluated, pruned as JSON");
   cmd->callback([o] { run(*o); });

@@ -129,16 +129,7 @@ std::shared_ptr<const llm::CollectiveTable> nccl_table(const machine::Machine& b
   return table;
 }
 
-// One synthesis: collective `c` of the group of n on a switch, at the reference bandwidth.
-struct SynthJob {
-  Collective c;
-  int64_t n;
-  int64_t latency_ps;  // per link
-  size_t x;            // index into kSynthSeconds
-  bool operator<(const SynthJob& o) const {
-    return std::tie(c, n, latency_ps, x) < std::tie(o.c, o.n, o.latency_ps, o.x);
-  }
-};
+using SynthJob = DimensionTables::SynthJob;
 
 double synthesize_job(const SynthJob& job) {
   const Topology topology =
@@ -185,12 +176,8 @@ struct SynthLink {
   int64_t latency_ps = 0;
 };
 
-SynthLink synth_link(const llm::System& machine, const NetworkTemplate& t, size_t dim, const DimensionSetting& d) {
-  const llm::NetworkTier& tier = machine_tier(machine, dim);
-  const DimensionTemplate& dt = t.dimensions[dim];
-  const double efficiency = dt.efficiency.value_or(tier.efficiency);
-  const double latency = dt.latency_s.value_or(tier.latency_s);
-  return {d.bandwidth_gbps * 1e9 / d.oversubscription * efficiency, std::llround(latency / 2 * 1e12)};
+SynthLink synth_link(double efficiency, double latency_s, const DimensionSetting& d) {
+  return {d.bandwidth_gbps * 1e9 / d.oversubscription * efficiency, std::llround(latency_s / 2 * 1e12)};
 }
 
 std::shared_ptr<const llm::CollectiveTable> synth_table(const SynthLink& link, const DimensionSetting& d, int64_t gpus,
@@ -202,8 +189,11 @@ std::shared_ptr<const llm::CollectiveTable> synth_table(const SynthLink& link, c
     for (const Collective c : kTabled) {
       llm::CollectiveCurve curve;
       for (size_t x = 0; x < kSynthSeconds.size(); ++x) {
+        const auto it = timed.find({c, n, link.latency_ps, x});
+        if (it == timed.end())
+          throw Error("", Argument{"network"}, fmt::format("synth: no schedule synthesized for {} GPUs", n));
         curve.bytes.push_back(kSynthSeconds[x] * link.bytes_per_second);
-        curve.seconds.push_back(timed.at({c, n, link.latency_ps, x}));
+        curve.seconds.push_back(it->second);
       }
       table->curves[static_cast<size_t>(c)].push_back(std::move(curve));
     }
@@ -214,55 +204,69 @@ std::shared_ptr<const llm::CollectiveTable> synth_table(const SynthLink& link, c
 }  // namespace
 
 DimensionTables::DimensionTables(const llm::System& machine, const machine::Machine* nccl_machine,
-                                 const NetworkTemplate& t, const std::vector<NetworkPoint>& networks, int threads) {
+                                 const NetworkTemplate& t, const std::vector<NetworkPoint>& networks, int threads)
+    : nccl_machine_(nccl_machine), file_(t.file) {
   const auto started = std::chrono::steady_clock::now();
+  if (machine.networks.empty())
+    throw Error("", Argument{"machine"}, "has no network tiers");
+  for (size_t i = 0; i < t.dimensions.size(); ++i) {
+    const llm::NetworkTier& tier = machine_tier(machine, i);
+    efficiency_.push_back(t.dimensions[i].efficiency.value_or(tier.efficiency));
+    latency_s_.push_back(t.dimensions[i].latency_s.value_or(tier.latency_s));
+  }
   std::set<SynthJob> jobs;
   for (const NetworkPoint& p : networks) {
-    const int64_t gpus = p.dims.back().size;
+    gpus_ = p.dims.back().size;
     for (size_t i = 0; i < p.dims.size(); ++i) {
       const DimensionSetting& d = p.dims[i];
-      const Key key{i, d.bandwidth_gbps, d.size, d.oversubscription, static_cast<int>(d.algorithm)};
-      if (d.algorithm == Algorithm::kNccl && !tables_.contains(key)) {
-        if (nccl_machine == nullptr) {
-          throw Error(t.file, field_of(i),
-                      "nccl needs --machine to name a machine preset of `chorus machines` (dgx-h100, ...), not a "
-                      "system file");
-        }
-        tables_[key] = nccl_table(*nccl_machine, i, d, gpus, t.file);
-      } else if (d.algorithm == Algorithm::kSynth) {
-        const SynthLink link = synth_link(machine, t, i, d);
-        for (const int64_t n : group_sizes(gpus, d.size)) {
-          for (const Collective c : kTabled) {
-            for (size_t x = 0; x < kSynthSeconds.size(); ++x)
-              jobs.insert({c, n, link.latency_ps, x});
-          }
+      if (d.algorithm != Algorithm::kSynth)
+        continue;
+      const SynthLink link = synth_link(efficiency_[i], latency_s_[i], d);
+      for (const int64_t n : group_sizes(gpus_, d.size)) {
+        for (const Collective c : kTabled) {
+          for (size_t x = 0; x < kSynthSeconds.size(); ++x)
+            jobs.insert({c, n, link.latency_ps, x});
         }
       }
     }
   }
-  const std::map<SynthJob, double> timed = run_synth_jobs(jobs, threads);
+  synthesized_ = run_synth_jobs(jobs, threads);
   for (const NetworkPoint& p : networks) {
     for (size_t i = 0; i < p.dims.size(); ++i) {
       const DimensionSetting& d = p.dims[i];
       const Key key{i, d.bandwidth_gbps, d.size, d.oversubscription, static_cast<int>(d.algorithm)};
-      if (d.algorithm == Algorithm::kSynth && !tables_.contains(key))
-        tables_[key] = synth_table(synth_link(machine, t, i, d), d, p.dims.back().size, timed);
+      if ((d.algorithm == Algorithm::kNccl || d.algorithm == Algorithm::kSynth) && !tables_.contains(key))
+        tables_[key] = build(i, d);
     }
   }
   seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+std::shared_ptr<const llm::CollectiveTable> DimensionTables::build(size_t dim, const DimensionSetting& d) const {
+  if (d.algorithm == Algorithm::kNccl) {
+    if (nccl_machine_ == nullptr) {
+      throw Error(file_, field_of(dim),
+                  "nccl needs --machine to name a machine preset of `chorus machines` (dgx-h100, ...), not a system "
+                  "file");
+    }
+    return nccl_table(*nccl_machine_, dim, d, gpus_, file_);
+  }
+  return synth_table(synth_link(efficiency_[dim], latency_s_[dim], d), d, gpus_, synthesized_);
 }
 
 std::shared_ptr<const llm::CollectiveTable> DimensionTables::find(size_t dim, const DimensionSetting& d) const {
   if (d.algorithm != Algorithm::kNccl && d.algorithm != Algorithm::kSynth)
     return nullptr;
   const auto it = tables_.find(Key{dim, d.bandwidth_gbps, d.size, d.oversubscription, static_cast<int>(d.algorithm)});
-  if (it == tables_.end()) {
+  if (it != tables_.end())
+    return it->second;
+  if (dim >= efficiency_.size() || gpus_ == 0 || (d.algorithm == Algorithm::kSynth && synthesized_.empty())) {
     throw Error(
         "", Argument{"network"},
         fmt::format("dimension {} ({} at {} GB/s x{}) has no cost table; build DimensionTables for this network", dim,
                     to_string(d.algorithm), d.bandwidth_gbps, d.size));
   }
-  return it->second;
+  return build(dim, d);
 }
 
 std::optional<NcclNetwork> nccl_network(const machine::Machine* base, const NetworkPoint& point) {

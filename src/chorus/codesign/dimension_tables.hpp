@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -38,14 +39,33 @@ class DimensionTables {
   DimensionTables(const llm::System& machine, const machine::Machine* nccl_machine, const NetworkTemplate& t,
                   const std::vector<NetworkPoint>& networks, int threads);
 
-  // The table of dimension `dim` set as `d`; nullptr for ring and switch-reduce. Throws when it was not built.
+  // The table of dimension `dim` set as `d`; nullptr for ring and switch-reduce. A setting not built in advance
+  // (another bandwidth: --refine-bandwidth) is computed here and not kept: NCCL's model again, synth by rescaling
+  // the schedules synthesized for the template (its sizes and latency are the template's, only bandwidths vary).
   std::shared_ptr<const llm::CollectiveTable> find(size_t dim, const DimensionSetting& d) const;
   size_t size() const { return tables_.size(); }
   double seconds() const { return seconds_; }  // wall time spent building them
 
+  // One synthesis: collective `c` of the group of n on a switch at the reference bandwidth.
+  struct SynthJob {
+    llm::Collective c;
+    int64_t n;
+    int64_t latency_ps;  // per link
+    size_t x;            // index into the grid of bytes / bandwidth
+    auto operator<=>(const SynthJob&) const = default;
+  };
+
  private:
   using Key = std::tuple<size_t, double, int64_t, double, int>;  // dimension, bandwidth, size, oversubscription, algo
+  std::shared_ptr<const llm::CollectiveTable> build(size_t dim, const DimensionSetting& d) const;
+
   std::map<Key, std::shared_ptr<const llm::CollectiveTable>> tables_;
+  std::map<SynthJob, double> synthesized_;  // seconds
+  const machine::Machine* nccl_machine_ = nullptr;
+  std::string file_;
+  int64_t gpus_ = 0;
+  std::vector<double> efficiency_;  // per dimension: the tier's (synth links carry bandwidth x efficiency)
+  std::vector<double> latency_s_;   // per dimension: the tier's
   double seconds_ = 0;
 };
 
