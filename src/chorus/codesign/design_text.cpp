@@ -88,6 +88,9 @@ nlohmann::json result_json(const NetworkTemplate& t, const llm::System& machine,
   j["networks_searched"] = r.searched;
   j["cheapest_network_cost"] = r.cheapest_cost;
   j["seconds"] = r.seconds;
+  // nccl and synth dimensions: the cost tables built before the search, and the wall time they took (in seconds).
+  j["cost_tables"] = r.tables ? r.tables->size() : 0;
+  j["cost_tables_seconds"] = r.tables ? r.tables->seconds() : 0.0;
   return j;
 }
 
