@@ -24,12 +24,7 @@ std::string not_carried(const NetworkTemplate& t, const NetworkPoint& p) {
     if (a == Algorithm::kNccl || a == Algorithm::kSynth)
       dims += fmt::format("{}{} {}", dims.empty() ? "" : ", ", t.dimensions[i].name, to_string(a));
   }
-  if (dims.empty())
-    return "";
-  return fmt::format(
-      "{} simulated as the simulator's collectives (NCCL is passed through only for two nccl "
-      "dimensions; synthesized schedules never)",
-      dims);
+  return dims.empty() ? "" : dims + " not passed through (NCCL only for two nccl dimensions)";
 }
 
 }  // namespace
