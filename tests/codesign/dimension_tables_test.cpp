@@ -13,6 +13,7 @@
 
 #include "chorus/codesign/dimension_tables.hpp"
 #include "chorus/codesign/solver.hpp"
+#include "chorus/llm/block.hpp"
 #include "chorus/llm/iteration.hpp"
 #include "chorus/llm/search.hpp"
 #include "chorus/llm/system_presets.hpp"
@@ -99,9 +100,18 @@ TEST(CodesignTables, NcclAtThePresetsBandwidthIsThePreset) {
   const double busbw = 2.0 * 7 / 8 * std::pow(2.0, 30) / ar / 1e9;
   EXPECT_GT(busbw, 300);
   EXPECT_LT(busbw, 600);
-  // Point-to-point keeps the tier's formula: latency + bytes / (bandwidth x efficiency).
-  const llm::NetworkTier& nv = sys.networks[0];
-  EXPECT_DOUBLE_EQ(nv.op_time(Collective::kP2p, 1e6, 2), nv.latency_s + 1e6 / (450e9 * nv.efficiency));
+  // All-to-All (MoE dispatch, all_to_all_time) is NCCL's send/receive to every peer; point-to-point of S bytes its
+  // All-to-All of two GPUs whose send buffer is 2 S (half for the peer).
+  for (const int64_t bytes : {int64_t{1} << 16, int64_t{1} << 26}) {
+    for (const uint32_t n : {2u, 8u}) {
+      const double want = nccl_seconds(nccl::comm_system(dgx, 1, {}, n), CollectiveKind::AllToAll, bytes);
+      EXPECT_NEAR(llm::all_to_all_time(sys.networks[0], static_cast<double>(bytes), n), want, 1e-12 * want);
+    }
+    const double a2a = nccl_seconds(nccl::comm_system(dgx, 16, {}, 1), CollectiveKind::AllToAll, bytes);
+    EXPECT_NEAR(llm::all_to_all_time(sys.networks[1], static_cast<double>(bytes), 16), a2a, 1e-12 * a2a);
+    const double p2p = nccl_seconds(nccl::comm_system(dgx, 2, {}, 1), CollectiveKind::AllToAll, 2 * bytes);
+    EXPECT_NEAR(sys.networks[1].op_time(Collective::kP2p, static_cast<double>(bytes), 2), p2p, 1e-12 * p2p);
+  }
 }
 
 // Twice the bandwidth: never slower, and a large All-Reduce on 16 separate nodes at 100 GB/s each reaches a bus
@@ -152,8 +162,12 @@ TEST(CodesignTables, SynthRescaledMatchesSynthesisAtTheDimensionsBandwidth) {
       EXPECT_NEAR(tabled, direct, 1e-6 * direct) << n << " GPUs, " << bytes << " B";
       const double bound = 2.0 * (n - 1) / n * bytes / link_bps;
       EXPECT_GE(tabled, bound * (1 - 1e-9));
+      // All-to-All: each GPU sends (n-1)/n of its buffer through its one link.
+      EXPECT_GE(llm::all_to_all_time(nv, bytes, n), (n - 1.0) / n * bytes / link_bps * (1 - 1e-9));
     }
   }
+  // Point-to-point keeps the tier's formula: latency + bytes / (bandwidth x efficiency).
+  EXPECT_DOUBLE_EQ(nv.op_time(Collective::kP2p, 1e6, 2), nv.latency_s + 1e6 / (450e9 * nv.efficiency));
 }
 
 // The search with nccl and synth dimensions is still exact: its top five are those of every network's system built

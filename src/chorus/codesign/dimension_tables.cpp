@@ -21,19 +21,16 @@ namespace {
 
 using llm::Collective;
 
-constexpr std::array<Collective, 3> kTabled = {Collective::kReduceScatter, Collective::kAllGather,
-                                               Collective::kAllReduce};
-
-CollectiveKind kind_of(Collective c) {
-  switch (c) {
-    case Collective::kReduceScatter:
-      return CollectiveKind::ReduceScatter;
-    case Collective::kAllGather:
-      return CollectiveKind::AllGather;
-    default:
-      return CollectiveKind::AllReduce;
-  }
-}
+// The collectives a table holds: its index in CollectiveTable::curves and the kind NCCL and the synthesizer know.
+struct Tabled {
+  size_t index;
+  CollectiveKind kind;
+};
+constexpr std::array<Tabled, 4> kTabled = {
+    {{static_cast<size_t>(Collective::kReduceScatter), CollectiveKind::ReduceScatter},
+     {static_cast<size_t>(Collective::kAllGather), CollectiveKind::AllGather},
+     {static_cast<size_t>(Collective::kAllReduce), CollectiveKind::AllReduce},
+     {llm::CollectiveTable::kAllToAll, CollectiveKind::AllToAll}}};
 
 // NCCL's buffer sizes: 1 KiB to 64 GiB, a point per doubling.
 constexpr int kNcclMinLog2 = 10, kNcclMaxLog2 = 36;
@@ -101,6 +98,28 @@ NcclDimension nccl_dimension(const machine::Machine& base, size_t dim, double gb
   return out;
 }
 
+// NCCL's communicator of n GPUs of the dimension.
+nccl::CommSystem nccl_comm(const NcclDimension& nd, int64_t n, size_t dim, const std::string& file) {
+  try {
+    return nd.nodes_per_group == 0 ? nccl::comm_system(nd.m, 1, nd.scales, static_cast<uint32_t>(n))
+                                   : nccl::comm_system(nd.m, static_cast<uint32_t>(n), nd.scales, 1);
+  } catch (const Error& e) {
+    throw Error(file, field_of(dim), fmt::format("nccl on {} GPUs: {}", n, e.what()));
+  }
+}
+
+// NCCL's time for `kind` over its buffer sizes; the curve's bytes are NCCL's divided by `per_byte` (point-to-point:
+// 2, the pair's All-to-All buffer over what one GPU sends).
+llm::CollectiveCurve nccl_curve(const nccl::CommSystem& s, CollectiveKind kind, int64_t per_byte) {
+  llm::CollectiveCurve curve;
+  for (int k = kNcclMinLog2; k <= kNcclMaxLog2; ++k) {
+    const int64_t bytes = int64_t{1} << k;
+    curve.bytes.push_back(static_cast<double>(bytes / per_byte));
+    curve.seconds.push_back(nccl::choose(s, kind, bytes).time_us * 1e-6);
+  }
+  return curve;
+}
+
 std::shared_ptr<const llm::CollectiveTable> nccl_table(const machine::Machine& base, size_t dim,
                                                        const DimensionSetting& d, int64_t gpus,
                                                        const std::string& file) {
@@ -108,23 +127,15 @@ std::shared_ptr<const llm::CollectiveTable> nccl_table(const machine::Machine& b
   auto table = std::make_shared<llm::CollectiveTable>();
   table->label = "nccl";
   table->group_sizes = group_sizes(gpus, d.size);
+  const nccl::CommSystem pair = nccl_comm(nd, 2, dim, file);
   for (const int64_t n : table->group_sizes) {
-    nccl::CommSystem s;
-    try {
-      s = nd.nodes_per_group == 0 ? nccl::comm_system(nd.m, 1, nd.scales, static_cast<uint32_t>(n))
-                                  : nccl::comm_system(nd.m, static_cast<uint32_t>(n), nd.scales, 1);
-    } catch (const Error& e) {
-      throw Error(file, field_of(dim), fmt::format("nccl on {} GPUs: {}", n, e.what()));
-    }
-    for (const Collective c : kTabled) {
-      llm::CollectiveCurve curve;
-      for (int k = kNcclMinLog2; k <= kNcclMaxLog2; ++k) {
-        const int64_t bytes = int64_t{1} << k;
-        curve.bytes.push_back(static_cast<double>(bytes));
-        curve.seconds.push_back(nccl::choose(s, kind_of(c), bytes).time_us * 1e-6);
-      }
-      table->curves[static_cast<size_t>(c)].push_back(std::move(curve));
-    }
+    const nccl::CommSystem s = nccl_comm(nd, n, dim, file);
+
+    for (const Tabled c : kTabled)
+      table->curves[c.index].push_back(nccl_curve(s, c.kind, 1));
+    // Point-to-point: NCCL's send/receive between two GPUs, priced as its All-to-All of two whose send buffer holds
+    // twice the bytes (half of it for the peer).
+    table->curves[static_cast<size_t>(Collective::kP2p)].push_back(nccl_curve(pair, CollectiveKind::AllToAll, 2));
   }
   return table;
 }
@@ -135,7 +146,7 @@ double synthesize_job(const SynthJob& job) {
   const Topology topology =
       switch_star(static_cast<uint32_t>(job.n), {Bandwidth::bytes_per_s(kSynthReferenceBps), Time::ps(job.latency_ps)});
   SynthOptions o;
-  o.kind = kind_of(job.c);
+  o.kind = job.kind;
   o.size = Bytes(static_cast<int64_t>(std::llround(kSynthSeconds[job.x] * kSynthReferenceBps)));
   return synthesize(topology, o).time.seconds();
 }
@@ -186,16 +197,16 @@ std::shared_ptr<const llm::CollectiveTable> synth_table(const SynthLink& link, c
   table->label = "synth";
   table->group_sizes = group_sizes(gpus, d.size);
   for (const int64_t n : table->group_sizes) {
-    for (const Collective c : kTabled) {
+    for (const Tabled c : kTabled) {
       llm::CollectiveCurve curve;
       for (size_t x = 0; x < kSynthSeconds.size(); ++x) {
-        const auto it = timed.find({c, n, link.latency_ps, x});
+        const auto it = timed.find({c.kind, n, link.latency_ps, x});
         if (it == timed.end())
           throw Error("", Argument{"network"}, fmt::format("synth: no schedule synthesized for {} GPUs", n));
         curve.bytes.push_back(kSynthSeconds[x] * link.bytes_per_second);
         curve.seconds.push_back(it->second);
       }
-      table->curves[static_cast<size_t>(c)].push_back(std::move(curve));
+      table->curves[c.index].push_back(std::move(curve));
     }
   }
   return table;
@@ -223,9 +234,9 @@ DimensionTables::DimensionTables(const llm::System& machine, const machine::Mach
         continue;
       const SynthLink link = synth_link(efficiency_[i], latency_s_[i], d);
       for (const int64_t n : group_sizes(gpus_, d.size)) {
-        for (const Collective c : kTabled) {
+        for (const Tabled c : kTabled) {
           for (size_t x = 0; x < kSynthSeconds.size(); ++x)
-            jobs.insert({c, n, link.latency_ps, x});
+            jobs.insert({c.kind, n, link.latency_ps, x});
         }
       }
     }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "chorus/codesign/network_space.hpp"
+#include "chorus/collective/collective.hpp"
 #include "chorus/llm/collective_table.hpp"
 #include "chorus/llm/inputs.hpp"
 #include "chorus/machine/machine.hpp"
@@ -46,9 +47,9 @@ class DimensionTables {
   size_t size() const { return tables_.size(); }
   double seconds() const { return seconds_; }  // wall time spent building them
 
-  // One synthesis: collective `c` of the group of n on a switch at the reference bandwidth.
+  // One synthesis: a collective of the group of n on a switch at the reference bandwidth.
   struct SynthJob {
-    llm::Collective c;
+    CollectiveKind kind;
     int64_t n;
     int64_t latency_ps;  // per link
     size_t x;            // index into the grid of bytes / bandwidth

@@ -22,11 +22,23 @@ bool CollectiveTable::has(Collective op) const {
   return !curves[static_cast<size_t>(op)].empty();
 }
 
-double CollectiveTable::time(Collective op, double bytes, int64_t n) const {
-  const std::vector<CollectiveCurve>& per_size = curves[static_cast<size_t>(op)];
-  const auto at = std::lower_bound(group_sizes.begin(), group_sizes.end(), n);
-  const size_t i = at == group_sizes.end() ? group_sizes.size() - 1 : static_cast<size_t>(at - group_sizes.begin());
+namespace {
+
+double curve_time(const std::vector<int64_t>& sizes, const std::vector<CollectiveCurve>& per_size, double bytes,
+                  int64_t n) {
+  const auto at = std::lower_bound(sizes.begin(), sizes.end(), n);
+  const size_t i = at == sizes.end() ? sizes.size() - 1 : static_cast<size_t>(at - sizes.begin());
   return per_size[i].at(bytes);
+}
+
+}  // namespace
+
+double CollectiveTable::time(Collective op, double bytes, int64_t n) const {
+  return curve_time(group_sizes, curves[static_cast<size_t>(op)], bytes, n);
+}
+
+double CollectiveTable::all_to_all(double bytes, int64_t n) const {
+  return curve_time(group_sizes, curves[kAllToAll], bytes, n);
 }
 
 }  // namespace chorus::llm

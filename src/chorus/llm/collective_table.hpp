@@ -1,5 +1,6 @@
 // A network tier's collective times as a table, for tiers whose collectives do not follow Calculon's ring formula:
-// per collective (Reduce-Scatter, All-Gather, All-Reduce) and group size, the time at a few buffer sizes, linear in
+// per collective (point-to-point, Reduce-Scatter, All-Gather, All-Reduce, All-to-All; each optional) and group
+// size, the time at a few buffer sizes, linear in
 // bytes between them and past the last (the last segment's slope: the bandwidth-bound regime), the first time below
 // the first. `chorus codesign` fills one per network dimension from NCCL's cost model or a synthesized schedule
 // (codesign/dimension_cost.hpp); NetworkTier::op_time reads it.
@@ -27,14 +28,19 @@ struct CollectiveCurve {
 };
 
 struct CollectiveTable {
+  static constexpr size_t kAllToAll = 4;  // curves' index of the All-to-All, after the four Collective values
+
   std::string label;                 // "nccl", "synth": what filled it
   std::vector<int64_t> group_sizes;  // increasing, each >= 2
-  // [collective][group index]; point-to-point has none (the tier's formula applies).
-  std::array<std::vector<CollectiveCurve>, 4> curves;
+  // [Collective, or kAllToAll][group index]; a kind left empty keeps the tier's formula. All-to-All bytes: one
+  // rank's send buffer; point-to-point: the bytes sent to the one peer.
+  std::array<std::vector<CollectiveCurve>, 5> curves;
 
   bool has(Collective op) const;
+  bool has_all_to_all() const { return !curves[kAllToAll].empty(); }
   // A group size not tabulated takes the next larger one's curve (the largest when above every size).
   double time(Collective op, double bytes, int64_t n) const;
+  double all_to_all(double bytes, int64_t n) const;
 };
 
 }  // namespace chorus::llm

@@ -104,8 +104,8 @@ struct NetworkTier {
   std::array<double, 4> offset{};  // null offset in the file reads as 0
   bool must_be_filled = false;
   double processor_usage = 0;
-  // chorus codesign: Reduce-Scatter, All-Gather and All-Reduce times from NCCL's model or a synthesized schedule
-  // (collective_table.hpp) instead of the formula below; none: the formula. Not part of a system file.
+  // chorus codesign: collective times from NCCL's model or a synthesized schedule (collective_table.hpp) instead of
+  // the formula below (and of all_to_all_time's, block.hpp); none: the formulas. Not part of a system file.
   std::shared_ptr<const CollectiveTable> table;
 
   // Calculon's op time: latency + S * scale * (1 + offset / n) / (bandwidth * efficiency); a table's time instead
