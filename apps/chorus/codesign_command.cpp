@@ -221,7 +221,9 @@ void register_codesign_command(CLI::App& app) {
   cmd->add_option("--max-batch", o->max_batch,
                   "global batch in sequences; every design trains exactly this many (DP x CP divides it)")
       ->required();
-  cmd->add_option("--machine", o->machine, "GPU system preset or system JSON (its tiers give latency and efficiency)")
+  cmd->add_option("--machine", o->machine,
+                  "GPU system preset or system JSON (its tiers give latency and efficiency); nccl dimensions need a "
+                  "preset of chorus machines")
       ->capture_default_str();
   cmd->add_option("--network", o->network, "network template YAML (docs/codesign.md)")->required();
   cmd->add_option("--cost", o->cost, "price list YAML (docs/codesign.md)")->required();
@@ -238,7 +240,8 @@ void register_codesign_command(CLI::App& app) {
                   "only this parallelism (Calculon execution JSON): the best network for it, as netopt for a fixed "
                   "workload");
   cmd->add_option("--verify", o->verify,
-                  "sim: simulate each of the top designs end to end (llm run --engine sim) beside the planner");
+                  "sim: simulate each of the top designs end to end (llm run --engine sim) beside the planner; NCCL's "
+                  "model passed through for a network of two nccl dimensions");
   cmd->add_flag("--refine-bandwidth", o->refine_bandwidth,
                 "for each top design, the continuous per-dimension bandwidths (within the template's range and the "
                 "budget) that improve its objective, never worse than the grid's");
