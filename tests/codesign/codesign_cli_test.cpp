@@ -311,3 +311,28 @@ TEST(CodesignCli, UnknownAlgorithm) {
   expect_input_error(run_chorus(args(t, write_file("cu.yml", kPrices)), true),
                      {"tu.yml", "dimensions[0].algorithms[1]", "'msccl'", "ring, switch-reduce, nccl or synth"});
 }
+
+TEST(CodesignCli, RefineBandwidthInTheJson) {
+  // total-bw=500GB/s with NVLink fixed at 450: the scale-out may take 25 to 50 GB/s; each refined design stays within
+  // that, is never slower than its grid design, and is printed in the text as well.
+  std::vector<std::string> a = args(write_file("tr.yml", kTemplate), write_file("cr.yml", kPrices));
+  for (const char* extra : {"--budget", "total-bw=500GB/s", "--top", "3", "--refine-bandwidth"})
+    a.emplace_back(extra);
+  const auto text = run_chorus(a, false);
+  ASSERT_EQ(text.status, 0) << text.out;
+  EXPECT_NE(text.out.find("refined: nvlink 450.0GB/s | scale-out "), std::string::npos) << text.out;
+  a.emplace_back("--json");
+  const auto run = run_chorus(a, false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  ASSERT_FALSE(j["top"].empty());
+  for (const auto& d : j["top"]) {
+    const nlohmann::json& r = d["refined"];
+    EXPECT_EQ(r["bandwidth_GBps"][0].get<double>(), 450.0);
+    EXPECT_GE(r["bandwidth_GBps"][1].get<double>(), 25.0);
+    EXPECT_LE(r["bandwidth_GBps"][1].get<double>(), 50.0 * (1 + 1e-12));
+    EXPECT_LE(r["time_s"].get<double>(), d["time_s"].get<double>());
+    EXPECT_GT(r["evaluations"].get<int>(), 0);
+  }
+  EXPECT_EQ(j["best"]["refined"], j["top"][0]["refined"]);
+}
