@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "chorus/codesign/cost_file.hpp"
 #include "chorus/codesign/dimension_tables.hpp"
 #include "chorus/codesign/solver.hpp"
 #include "chorus/llm/block.hpp"
@@ -46,6 +47,31 @@ TEST(CodesignTables, CurveInterpolatesByHand) {
   EXPECT_EQ(t.time(Collective::kAllReduce, 5, 2), 1.0);
   EXPECT_EQ(t.time(Collective::kAllReduce, 5, 4), 8.0);   // not tabulated: the next larger size
   EXPECT_EQ(t.time(Collective::kAllReduce, 5, 16), 8.0);  // above every size: the largest
+}
+
+// nccl on the first dimension is priced as switch-reduce (NVLS needs SHARP switches), elsewhere and synth as ring.
+// By hand: 16 GPUs at $1,000, NVLink 75 GB/s at $10 per GB/s in domains of 16 beyond the 8-GPU server: 2 ports of
+// 50 GB/s per GPU, one switch level, $2,000 NIC + $562.5 switch port (x 1.1 with the premium) + $1,280 cable.
+TEST(CodesignTables, NcclOnTheFirstDimensionIsPricedAsSwitchReduce) {
+  CostFile prices;
+  prices.gpu_dollars = 1000;
+  DimensionPrices p;
+  p.dollars_per_gbps = 10;
+  p.node_gpus = 8;
+  p.nic_port_dollars = 2000;
+  p.switch_port_dollars = 562.5;
+  p.cable_dollars = 1280;
+  p.switch_reduce_premium = 0.1;
+  prices.dimensions = {p, p};
+  const double plain = 16 * 75 * 10.0 + 16 * 2 * (2000 + 562.5 + 1280);
+  const double reducing = 16 * 75 * 10.0 + 16 * 2 * (2000 + 562.5 * 1.1 + 1280);
+  auto cost = [&](Algorithm first, Algorithm second) {
+    return network_cost({{75, 16, 1, first}, {75, 16, 1, second}}, prices, 16);
+  };
+  EXPECT_DOUBLE_EQ(cost(Algorithm::kNccl, Algorithm::kRing), 16000 + reducing + plain);
+  EXPECT_DOUBLE_EQ(cost(Algorithm::kRing, Algorithm::kNccl), 16000 + plain + plain);
+  EXPECT_DOUBLE_EQ(cost(Algorithm::kSynth, Algorithm::kSynth), 16000 + plain + plain);
+  EXPECT_DOUBLE_EQ(cost(Algorithm::kSwitchReduce, Algorithm::kSwitchReduce), 16000 + reducing + reducing);
 }
 
 // The two-dimension template every test here reads: 16 GPUs, an 8-GPU NVLink domain and a scale-out fabric.
