@@ -336,3 +336,20 @@ TEST(CodesignCli, RefineBandwidthInTheJson) {
   }
   EXPECT_EQ(j["best"]["refined"], j["top"][0]["refined"]);
 }
+
+TEST(CodesignCli, NcclOnAFullMeshLargerThanItsNode) {
+  // MI300X's Infinity Fabric is a full mesh of 8 (one link per pair): a 16-GPU domain has no NCCL (RCCL) model.
+  const std::string t = write_file("mesh16.yml", R"(dimensions:
+  - {name: xgmi, size: {values: [8, 16], default: 8}, bandwidth_GBps: 448, algorithms: [nccl]}
+  - {name: scale-out, size: all, bandwidth_GBps: 50}
+)");
+  const std::string c = write_file("cm.yml", R"(gpu_dollars: 10000
+dimensions:
+  xgmi: {node_gpus: 8}
+  scale-out: {port_GBps: 50, nic_port_dollars: 1000, switch_port_dollars: 500, cable_dollars: 200}
+)");
+  std::vector<std::string> a = args(t, c);
+  a[8] = "mi300x";
+  expect_input_error(run_chorus(a, true),
+                     {"mesh16.yml", "dimensions[0].algorithms", "a domain of 16 GPUs", "full mesh joins at most 8"});
+}
