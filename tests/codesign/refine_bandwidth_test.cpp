@@ -86,8 +86,9 @@ class CodesignRefine : public ::testing::Test {
       EXPECT_LE(x.bandwidth_gbps[1], 100);
       EXPECT_LE(x.cost, s.budget_dollars);
       EXPECT_LE(x.bandwidth_gbps[0] + x.bandwidth_gbps[1], s.budget_total_gbps * (1 + 1e-12));
-      if (s.objective == Objective::kCost)
+      if (s.objective == Objective::kCost) {
         EXPECT_LE(x.time_s, s.time_target_s);
+      }
       EXPECT_DOUBLE_EQ(x.time_s, planner_time(r, d, x.bandwidth_gbps));
       // The cost by hand: 16 GPUs, NVLink at $20 per GB/s, scale-out at $30 per GB/s plus, beyond the 8-GPU node, a
       // port per 50 GB/s on one level of radix-64 switches ($2,000 + $500 + $1,000).
