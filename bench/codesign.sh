@@ -4,15 +4,18 @@
 # (floor: >= 10^6). CPU time (user + system of the process, all threads), not wall time: the development machine is
 # shared, and a loaded machine stretches wall time only.
 #
-#   bench/codesign.sh [BUILD_DIR] [THREADS]     (default: <repo>/build, 2 threads)
+#   bench/codesign.sh [BUILD_DIR] [THREADS] [TEMPLATE]
+#       (default: <repo>/build, 2 threads, examples/codesign/rail_3tier.yml; rail_3tier_nccl.yml and
+#       rail_3tier_synth.yml are the same networks with NCCL's or synthesized collectives per dimension)
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$(cd "${1:-$repo/build}" && pwd)"
 threads="${2:-2}"
+template="${3:-examples/codesign/rail_3tier.yml}"
 cd "$repo"
 cmd=("$build/chorus" codesign --model examples/llm/llama3-70b.json --gpus 1024 --max-batch 1024 --machine dgx-h100
-  --network examples/codesign/rail_3tier.yml --cost examples/codesign/cost_3tier.yml --budget dollars=60e6
+  --network "$template" --cost examples/codesign/cost_3tier.yml --budget dollars=60e6
   --objective time --top 10 --threads "$threads" --json)
 echo "${cmd[*]}"
 out="$(mktemp)"

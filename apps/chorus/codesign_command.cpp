@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "chorus/codesign/design_text.hpp"
+#include "chorus/codesign/dimension_tables.hpp"
+#include "chorus/codesign/refine_bandwidth.hpp"
 #include "chorus/codesign/solver.hpp"
 #include "chorus/codesign/verify_sim.hpp"
 #include "chorus/core/error.hpp"
@@ -32,7 +34,7 @@ struct CodesignOptions {
   std::vector<std::string> budgets;
   int64_t gpus = 0, max_batch = 0;
   int top = 10, threads = 0;
-  bool json = false, context_par = false, fsdp = false;
+  bool json = false, context_par = false, fsdp = false, refine_bandwidth = false;
   std::string report, exec, verify;
 };
 
@@ -42,22 +44,52 @@ std::vector<codesign::SimCheck> verify(const CodesignOptions& o, const llm::Appl
                                        const codesign::CodesignResult& r) {
   if (o.verify.empty())
     return {};
-  return codesign::verify_designs(app, machine, t, r.top, r.top.size(), std::filesystem::path(o.model).stem().string());
+  return codesign::verify_designs(app, machine, t, r, r.top.size(), std::filesystem::path(o.model).stem().string(),
+                                  codesign::nccl_machine_for(o.machine));
 }
 
 void print_checks(const std::vector<codesign::SimCheck>& checks) {
   if (checks.empty())
     return;
-  fmt::print("--verify sim (llm run --engine sim on each design's network):\n{:>3} {:>10} {:>10} {:>9}\n", "#",
-             "planner s", "sim s", "sim/plan");
+  fmt::print("--verify sim (llm run --engine sim on each design's network):\n{:>3} {:>10} {:>10} {:>9}  {}\n", "#",
+             "planner s", "sim s", "sim/plan", "collectives");
   for (size_t i = 0; i < checks.size(); ++i) {
     const codesign::SimCheck& c = checks[i];
     if (!c.skipped.empty()) {
       fmt::print("{:>3} {:>10.4f}  not simulated: {}\n", i + 1, c.planner_s, c.skipped);
     } else {
-      fmt::print("{:>3} {:>10.4f} {:>10.4f} {:>9.3f}\n", i + 1, c.planner_s, c.sim_s, c.sim_s / c.planner_s);
+      fmt::print("{:>3} {:>10.4f} {:>10.4f} {:>9.3f}  {}{}\n", i + 1, c.planner_s, c.sim_s, c.sim_s / c.planner_s,
+                 c.collectives, c.note.empty() ? "" : ": " + c.note);
     }
   }
+}
+
+// --refine-bandwidth: each top design's continuous bandwidths (refine_bandwidth.hpp).
+std::vector<codesign::RefinedBandwidth> refine(const CodesignOptions& o, const llm::Application& app,
+                                               const llm::System& machine, const codesign::NetworkTemplate& t,
+                                               const codesign::CostFile& prices, const codesign::CodesignSpec& spec,
+                                               const codesign::CodesignResult& r) {
+  std::vector<codesign::RefinedBandwidth> out;
+  if (!o.refine_bandwidth)
+    return out;
+  for (const codesign::Design& d : r.top)
+    out.push_back(codesign::refine_bandwidth(app, machine, t, prices, r.tables.get(), spec, d));
+  return out;
+}
+
+std::string refined_text(const codesign::NetworkTemplate& t, const codesign::RefinedBandwidth& r) {
+  std::string s = "refined:";
+  for (size_t i = 0; i < r.bandwidth_gbps.size(); ++i)
+    s += fmt::format("{} {} {:.1f}GB/s", i == 0 ? "" : " |", t.dimensions[i].name, r.bandwidth_gbps[i]);
+  return s + fmt::format(" -> {:.4f} s, ${:.3f}M", r.time_s, r.cost / 1e6);
+}
+
+nlohmann::json refined_json(const codesign::RefinedBandwidth& r) {
+  return {{"bandwidth_GBps", r.bandwidth_gbps},
+          {"time_s", r.time_s},
+          {"cost", r.cost},
+          {"objective", r.objective},
+          {"evaluations", r.evaluations}};
 }
 
 void run(const CodesignOptions& o) {
@@ -98,10 +130,14 @@ void run(const CodesignOptions& o) {
   spec.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   spec.dims.context_par = o.context_par;
   spec.dims.fsdp = o.fsdp;
+  spec.nccl_machine = codesign::nccl_machine_for(o.machine);
   if (!o.exec.empty()) {
-    // Checked against the default network's system: its tier indices must be the template's dimensions.
-    spec.execution = llm::read_execution(
-        o.exec, app, codesign::network_system(machine, t, codesign::default_network(t, prices, o.gpus)));
+    // Checked against the default network's system: its tier indices must be the template's dimensions (the
+    // algorithms do not matter here, so every dimension is read as ring).
+    codesign::NetworkPoint plain = codesign::default_network(t, prices, o.gpus);
+    for (codesign::DimensionSetting& d : plain.dims)
+      d.algorithm = codesign::Algorithm::kRing;
+    spec.execution = llm::read_execution(o.exec, app, codesign::network_system(machine, t, plain));
   }
   llm::ProcessGroup group;  // under mpirun: each network's planner search split over the ranks
   if (group.size() > 1 && !spec.execution) {
@@ -121,6 +157,7 @@ void run(const CodesignOptions& o) {
                             spec.time_target_s, r.fastest_s));
   }
   const std::vector<codesign::SimCheck> checks = verify(o, app, machine, t, r);
+  const std::vector<codesign::RefinedBandwidth> refined = refine(o, app, machine, t, prices, spec, r);
   if (!o.report.empty()) {
     std::vector<double> simulated;
     for (const codesign::SimCheck& c : checks)
@@ -134,11 +171,18 @@ void run(const CodesignOptions& o) {
     for (size_t i = 0; i < checks.size(); ++i) {
       nlohmann::json& d = j["top"][i];
       d["sim_time_s"] = checks[i].skipped.empty() ? nlohmann::json(checks[i].sim_s) : nlohmann::json(nullptr);
+      d["sim_collectives"] = checks[i].collectives;
+      if (!checks[i].note.empty())
+        d["sim_note"] = checks[i].note;
       if (!checks[i].skipped.empty())
         d["sim_skipped"] = checks[i].skipped;
     }
     if (!checks.empty())
       j["best"]["sim_time_s"] = j["top"][0]["sim_time_s"];
+    for (size_t i = 0; i < refined.size(); ++i)
+      j["top"][i]["refined"] = refined_json(refined[i]);
+    if (!refined.empty())
+      j["best"]["refined"] = j["top"][0]["refined"];
     fmt::print("{}\n", j.dump(2));
     return;
   }
@@ -156,6 +200,8 @@ void run(const CodesignOptions& o) {
     fmt::print("{:>3} {:>9.4f} {:>10.3f} {:>10.5f}  {}\n{:>36}{}\n", i + 1, d.time_s, d.cost / 1e6,
                d.tokens_per_s_per_dollar, codesign::execution_text(d.execution), "",
                codesign::network_text(t, d.network));
+    if (i < refined.size())
+      fmt::print("{:>36}{}\n", "", refined_text(t, refined[i]));
   }
   fmt::print("pareto front (cost $M, time s):");
   for (const codesign::ParetoPoint& p : r.pareto)
@@ -175,7 +221,9 @@ void register_codesign_command(CLI::App& app) {
   cmd->add_option("--max-batch", o->max_batch,
                   "global batch in sequences; every design trains exactly this many (DP x CP divides it)")
       ->required();
-  cmd->add_option("--machine", o->machine, "GPU system preset or system JSON (its tiers give latency and efficiency)")
+  cmd->add_option("--machine", o->machine,
+                  "GPU system preset or system JSON (its tiers give latency and efficiency); nccl dimensions need a "
+                  "preset of chorus machines")
       ->capture_default_str();
   cmd->add_option("--network", o->network, "network template YAML (docs/codesign.md)")->required();
   cmd->add_option("--cost", o->cost, "price list YAML (docs/codesign.md)")->required();
@@ -192,7 +240,11 @@ void register_codesign_command(CLI::App& app) {
                   "only this parallelism (Calculon execution JSON): the best network for it, as netopt for a fixed "
                   "workload");
   cmd->add_option("--verify", o->verify,
-                  "sim: simulate each of the top designs end to end (llm run --engine sim) beside the planner");
+                  "sim: simulate each of the top designs end to end (llm run --engine sim) beside the planner; NCCL's "
+                  "model passed through for a network of two nccl dimensions");
+  cmd->add_flag("--refine-bandwidth", o->refine_bandwidth,
+                "for each top design, the continuous per-dimension bandwidths (within the template's range and the "
+                "budget) that improve its objective, never worse than the grid's");
   cmd->add_option("--report", o->report, "write the cost-time Pareto front and the top designs as HTML");
   cmd->add_flag("--json", o->json, "print best, top, pareto, evaluated, pruned as JSON");
   cmd->callback([o] { run(*o); });

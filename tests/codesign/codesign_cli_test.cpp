@@ -238,3 +238,118 @@ TEST(CodesignCli, MpirunSplitGivesTheSameAnswer) {
 }
 
 }  // namespace
+
+// Collective algorithms per dimension (docs/codesign.md): nccl and synth run; --verify sim passes NCCL through for
+// a network of two nccl dimensions and says what it did not carry over otherwise.
+constexpr const char* kAlgorithms = R"(dimensions:
+  - name: nvlink
+    size: 8
+    bandwidth_GBps: 450
+    algorithms: [nccl, synth]
+  - name: scale-out
+    size: all
+    bandwidth_GBps: {values: [25, 50], default: 50}
+    algorithms: [nccl]
+)";
+
+TEST(CodesignCli, NcclAndSynthDimensionsAndTheirVerification) {
+  std::vector<std::string> a = args(write_file("ta.yml", kAlgorithms), write_file("ca.yml", kPrices));
+  for (const char* extra : {"--top", "10", "--json", "--verify", "sim"})
+    a.emplace_back(extra);
+  const auto run = run_chorus(a, false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  bool nccl_seen = false, synth_seen = false;
+  for (const auto& d : j["top"]) {
+    const std::string nv = d["network"]["dimensions"][0]["algorithm"];
+    ASSERT_TRUE(d["sim_time_s"].is_number()) << d.dump();
+    if (nv == "nccl") {
+      nccl_seen = true;
+      EXPECT_EQ(d["sim_collectives"], "nccl");
+      EXPECT_FALSE(d.contains("sim_note"));
+    } else {
+      synth_seen = true;
+      EXPECT_EQ(nv, "synth");
+      EXPECT_EQ(d["sim_collectives"], "simulated");
+      EXPECT_NE(d["sim_note"].get<std::string>().find("nvlink synth"), std::string::npos) << d.dump();
+    }
+  }
+  EXPECT_TRUE(nccl_seen && synth_seen);
+}
+
+TEST(CodesignCli, SynthOnTooLargeADomain) {
+  // 64 GPUs: an NVLink domain of 64 may not run synth, nor a scale-out dimension spanning all 64.
+  const std::string nv = write_file("synth64.yml", R"(dimensions:
+  - {name: nvlink, size: {values: [8, 64], default: 8}, bandwidth_GBps: 450, algorithms: [ring, synth]}
+  - {name: scale-out, size: all, bandwidth_GBps: 50}
+)");
+  const std::string so = write_file("synth_all.yml", R"(dimensions:
+  - {name: nvlink, size: 8, bandwidth_GBps: 450}
+  - {name: scale-out, size: all, bandwidth_GBps: {values: [25, 50], default: 50}, algorithms: [ring, synth]}
+)");
+  for (const auto& [t, field] :
+       {std::pair(nv, "dimensions[0].algorithms"), std::pair(so, "dimensions[1].algorithms")}) {
+    std::vector<std::string> a = args(t, write_file("c9.yml", kPrices));
+    a[4] = "64";  // --gpus
+    a[6] = "64";  // --max-batch
+    expect_input_error(run_chorus(a, true), {t, field, "synth on a domain of 64 GPUs", "at most 32"});
+  }
+}
+
+TEST(CodesignCli, NcclNeedsAMachinePreset) {
+  std::vector<std::string> a = args(write_file("tn.yml", kAlgorithms), write_file("cn.yml", kPrices));
+  a[8] = std::string(CHORUS_SOURCE_DIR) + "/examples/llm/h100_80g.json";  // --machine: a system file
+  a.insert(a.end(), {"--datatype", "float16"});
+  expect_input_error(run_chorus(a, true), {"tn.yml", "dimensions[0].algorithms", "nccl needs --machine"});
+}
+
+TEST(CodesignCli, UnknownAlgorithm) {
+  const std::string t = write_file("tu.yml", R"(dimensions:
+  - {name: nvlink, size: 8, bandwidth_GBps: 450, algorithms: [ring, msccl]}
+  - {name: scale-out, size: all, bandwidth_GBps: 50}
+)");
+  expect_input_error(run_chorus(args(t, write_file("cu.yml", kPrices)), true),
+                     {"tu.yml", "dimensions[0].algorithms[1]", "'msccl'", "ring, switch-reduce, nccl or synth"});
+}
+
+TEST(CodesignCli, RefineBandwidthInTheJson) {
+  // total-bw=500GB/s with NVLink fixed at 450: the scale-out may take 25 to 50 GB/s; each refined design stays within
+  // that, is never slower than its grid design, and is printed in the text as well.
+  std::vector<std::string> a = args(write_file("tr.yml", kTemplate), write_file("cr.yml", kPrices));
+  for (const char* extra : {"--budget", "total-bw=500GB/s", "--top", "3", "--refine-bandwidth"})
+    a.emplace_back(extra);
+  const auto text = run_chorus(a, false);
+  ASSERT_EQ(text.status, 0) << text.out;
+  EXPECT_NE(text.out.find("refined: nvlink 450.0GB/s | scale-out "), std::string::npos) << text.out;
+  a.emplace_back("--json");
+  const auto run = run_chorus(a, false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  ASSERT_FALSE(j["top"].empty());
+  for (const auto& d : j["top"]) {
+    const nlohmann::json& r = d["refined"];
+    EXPECT_EQ(r["bandwidth_GBps"][0].get<double>(), 450.0);
+    EXPECT_GE(r["bandwidth_GBps"][1].get<double>(), 25.0);
+    EXPECT_LE(r["bandwidth_GBps"][1].get<double>(), 50.0 * (1 + 1e-12));
+    EXPECT_LE(r["time_s"].get<double>(), d["time_s"].get<double>());
+    EXPECT_GT(r["evaluations"].get<int>(), 0);
+  }
+  EXPECT_EQ(j["best"]["refined"], j["top"][0]["refined"]);
+}
+
+TEST(CodesignCli, NcclOnAFullMeshLargerThanItsNode) {
+  // MI300X's Infinity Fabric is a full mesh of 8 (one link per pair): a 16-GPU domain has no NCCL (RCCL) model.
+  const std::string t = write_file("mesh16.yml", R"(dimensions:
+  - {name: xgmi, size: {values: [8, 16], default: 8}, bandwidth_GBps: 448, algorithms: [nccl]}
+  - {name: scale-out, size: all, bandwidth_GBps: 50}
+)");
+  const std::string c = write_file("cm.yml", R"(gpu_dollars: 10000
+dimensions:
+  xgmi: {node_gpus: 8}
+  scale-out: {port_GBps: 50, nic_port_dollars: 1000, switch_port_dollars: 500, cable_dollars: 200}
+)");
+  std::vector<std::string> a = args(t, c);
+  a[8] = "mi300x";
+  expect_input_error(run_chorus(a, true),
+                     {"mesh16.yml", "dimensions[0].algorithms", "a domain of 16 GPUs", "full mesh joins at most 8"});
+}

@@ -58,8 +58,9 @@ nlohmann::json network_json(const NetworkTemplate& t, const NetworkPoint& p) {
   return {{"dimensions", dims}, {"cost", p.cost}};
 }
 
-nlohmann::json design_json(const NetworkTemplate& t, const llm::System& machine, const Design& d) {
-  const llm::System sys = network_system(machine, t, d.network);
+nlohmann::json design_json(const NetworkTemplate& t, const llm::System& machine, const Design& d,
+                           const DimensionTables* tables) {
+  const llm::System sys = network_system(machine, t, d.network, tables);
   return {{"execution", llm::execution_to_json(d.execution, sys)},
           {"network", network_json(t, d.network)},
           {"time_s", d.time_s},
@@ -73,10 +74,10 @@ nlohmann::json result_json(const NetworkTemplate& t, const llm::System& machine,
                            Objective objective) {
   nlohmann::json j;
   j["objective"] = to_string(objective);
-  j["best"] = r.top.empty() ? nlohmann::json(nullptr) : design_json(t, machine, r.top.front());
+  j["best"] = r.top.empty() ? nlohmann::json(nullptr) : design_json(t, machine, r.top.front(), r.tables.get());
   j["top"] = nlohmann::json::array();
   for (const Design& d : r.top)
-    j["top"].push_back(design_json(t, machine, d));
+    j["top"].push_back(design_json(t, machine, d, r.tables.get()));
   j["pareto"] = nlohmann::json::array();
   for (const ParetoPoint& p : r.pareto)
     j["pareto"].push_back({{"cost", p.cost}, {"time_s", p.time_s}});
@@ -87,6 +88,9 @@ nlohmann::json result_json(const NetworkTemplate& t, const llm::System& machine,
   j["networks_searched"] = r.searched;
   j["cheapest_network_cost"] = r.cheapest_cost;
   j["seconds"] = r.seconds;
+  // nccl and synth dimensions: the cost tables built before the search, and the wall time they took (in seconds).
+  j["cost_tables"] = r.tables ? r.tables->size() : 0;
+  j["cost_tables_seconds"] = r.tables ? r.tables->seconds() : 0.0;
   return j;
 }
 

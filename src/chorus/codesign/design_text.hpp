@@ -17,7 +17,8 @@ std::string execution_text(const llm::Execution& e);
 std::string network_text(const NetworkTemplate& t, const NetworkPoint& p);
 
 nlohmann::json network_json(const NetworkTemplate& t, const NetworkPoint& p);
-nlohmann::json design_json(const NetworkTemplate& t, const llm::System& machine, const Design& d);
+nlohmann::json design_json(const NetworkTemplate& t, const llm::System& machine, const Design& d,
+                           const DimensionTables* tables);
 // best, top, pareto, evaluated, pruned and the network counts.
 nlohmann::json result_json(const NetworkTemplate& t, const llm::System& machine, const CodesignResult& r,
                            Objective objective);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "chorus/codesign/dimension_tables.hpp"
 #include "chorus/core/error.hpp"
 
 namespace chorus::codesign {
@@ -18,7 +19,9 @@ double network_cost(const std::vector<DimensionSetting>& dims, const CostFile& p
   double cost = static_cast<double>(gpus) * prices.gpu_dollars;
   for (size_t i = 0; i < dims.size(); ++i) {
     const DimensionSetting& d = dims[i];
-    cost += dimension_cost(prices.dimensions[i], gpus, d.bandwidth_gbps, d.size, d.oversubscription, d.algorithm);
+    // Priced by what the switches must do: nccl on the first dimension as switch-reduce (NVLS), synth as ring.
+    const Algorithm priced = reduces_in_switch(d.algorithm, i) ? Algorithm::kSwitchReduce : Algorithm::kRing;
+    cost += dimension_cost(prices.dimensions[i], gpus, d.bandwidth_gbps, d.size, d.oversubscription, priced);
   }
   return cost;
 }
@@ -89,7 +92,8 @@ NetworkPoint default_network(const NetworkTemplate& t, const CostFile& prices, i
   return p;
 }
 
-llm::System network_system(const llm::System& machine, const NetworkTemplate& t, const NetworkPoint& point) {
+llm::System network_system(const llm::System& machine, const NetworkTemplate& t, const NetworkPoint& point,
+                           const DimensionTables* tables) {
   if (machine.networks.empty())
     throw Error("", Argument{"machine"}, "has no network tiers");
   llm::System sys = machine;
@@ -107,6 +111,11 @@ llm::System network_system(const llm::System& machine, const NetworkTemplate& t,
     if (d.algorithm == Algorithm::kSwitchReduce) {
       tier.scale[static_cast<size_t>(llm::Collective::kAllReduce)] = 1;
       tier.offset[static_cast<size_t>(llm::Collective::kAllReduce)] = 0;
+    }
+    if (d.algorithm == Algorithm::kNccl || d.algorithm == Algorithm::kSynth) {
+      if (tables == nullptr)
+        throw Error(t.file, fmt::format("dimensions[{}].algorithms", i), "nccl and synth need the cost tables");
+      tier.table = tables->find(i, d);
     }
     sys.networks.push_back(tier);
   }

@@ -12,6 +12,8 @@
 
 namespace chorus::codesign {
 
+class DimensionTables;  // dimension_tables.hpp
+
 struct DimensionSetting {
   double bandwidth_gbps = 0;  // per GPU and direction
   int64_t size = 0;           // GPUs per domain (the job's GPUs for a size: all dimension)
@@ -37,7 +39,8 @@ double network_cost(const std::vector<DimensionSetting>& dims, const CostFile& p
 // The machine's System with the network as its tiers: dimension 0 takes the machine's tier 0 (scale-up) for what the
 // template leaves open (efficiency, latency, processor usage, must_be_filled), the others its last tier. Bandwidth is
 // B / oversubscription (every byte is taken to cross the oversubscribed level); switch-reduce sets the All-Reduce
-// factor to 1.
-llm::System network_system(const llm::System& machine, const NetworkTemplate& t, const NetworkPoint& point);
+// factor to 1; nccl and synth take their dimension's table from `tables` (an Error when none is given).
+llm::System network_system(const llm::System& machine, const NetworkTemplate& t, const NetworkPoint& point,
+                           const DimensionTables* tables = nullptr);
 
 }  // namespace chorus::codesign

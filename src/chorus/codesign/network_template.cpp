@@ -1,6 +1,7 @@
 // Reading the network template of `chorus codesign` (see network_template.hpp).
 #include "chorus/codesign/network_template.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -11,7 +12,21 @@
 namespace chorus::codesign {
 
 const char* to_string(Algorithm a) {
-  return a == Algorithm::kRing ? "ring" : "switch-reduce";
+  switch (a) {
+    case Algorithm::kRing:
+      return "ring";
+    case Algorithm::kSwitchReduce:
+      return "switch-reduce";
+    case Algorithm::kNccl:
+      return "nccl";
+    case Algorithm::kSynth:
+      return "synth";
+  }
+  return "ring";
+}
+
+bool reduces_in_switch(Algorithm a, size_t dimension) {
+  return a == Algorithm::kSwitchReduce || (a == Algorithm::kNccl && dimension == 0);
 }
 
 uint64_t NetworkTemplate::point_count() const {
@@ -116,7 +131,7 @@ DimensionTemplate parse_dimension(const YAML::Node& node, const std::string& pat
   if (node["algorithms"]) {
     const YAML::Node list = node["algorithms"];
     if (!list.IsSequence() || list.size() == 0)
-      throw Error(path, at + ".algorithms", "must be a non-empty list of ring, switch-reduce");
+      throw Error(path, at + ".algorithms", "must be a non-empty list of ring, switch-reduce, nccl, synth");
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string f = fmt::format("{}.algorithms[{}]", at, i);
       const std::string name = yaml_string(list[i], path, f);
@@ -125,8 +140,12 @@ DimensionTemplate parse_dimension(const YAML::Node& node, const std::string& pat
         a = Algorithm::kRing;
       } else if (name == "switch-reduce") {
         a = Algorithm::kSwitchReduce;
+      } else if (name == "nccl") {
+        a = Algorithm::kNccl;
+      } else if (name == "synth") {
+        a = Algorithm::kSynth;
       } else {
-        throw Error(path, f, fmt::format("is '{}'; expected ring or switch-reduce", name));
+        throw Error(path, f, fmt::format("is '{}'; expected ring, switch-reduce, nccl or synth", name));
       }
       for (Algorithm seen : d.algorithms) {
         if (seen == a)
@@ -188,6 +207,17 @@ void check_template_holds(const NetworkTemplate& t, int64_t gpus) {
     throw Error(t.file, fmt::format("dimensions[{}].size", last),
                 fmt::format("is at most {}; the last dimension must hold all {} GPUs of --gpus (or write size: all)",
                             d.size.values.back(), gpus));
+  }
+  for (size_t i = 0; i <= last; ++i) {
+    const DimensionTemplate& di = t.dimensions[i];
+    const double largest = di.size_all ? static_cast<double>(gpus) : std::min(di.size.values.back(), 1.0 * gpus);
+    const bool synth = std::find(di.algorithms.begin(), di.algorithms.end(), Algorithm::kSynth) != di.algorithms.end();
+    if (synth && largest > static_cast<double>(kMaxSynthDomain)) {
+      throw Error(t.file, fmt::format("dimensions[{}].algorithms", i),
+                  fmt::format("synth on a domain of {} GPUs; synthesis is offered on domains of at most {} (an "
+                              "All-Reduce on a switch of 64 takes about 15 s per message size): use ring or nccl",
+                              largest, kMaxSynthDomain));
+    }
   }
   for (size_t i = 0; i < last; ++i) {
     if (t.dimensions[i].size.values.front() > static_cast<double>(gpus)) {

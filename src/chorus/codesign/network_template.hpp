@@ -29,9 +29,18 @@ struct Choice {
 
 // How a dimension runs its collectives. ring: Calculon's ring factors (All-Reduce 2(n-1)/n of the bytes per GPU,
 // Reduce-Scatter and All-Gather (n-1)/n). switch-reduce: the switch reduces (NVLink SHARP / InfiniBand SHARP), so an
-// All-Reduce moves the bytes once in each direction (factor 1); the others as ring.
-enum class Algorithm : uint8_t { kRing, kSwitchReduce };
+// All-Reduce moves the bytes once in each direction (factor 1); the others as ring. nccl: NCCL's cost model picks the
+// algorithm and protocol per collective, group size and message size (Ring, Tree, NVLS, ...); synth: a schedule
+// synthesized on a switch of the group's GPUs (chorus synth). Both are tables (dimension_tables.hpp).
+enum class Algorithm : uint8_t { kRing, kSwitchReduce, kNccl, kSynth };
 const char* to_string(Algorithm a);
+// Whether the dimension's switches must reduce in the network, which the cost file prices with its premium:
+// switch-reduce, and nccl on the first dimension (NCCL runs NVLS there on an NVSwitch with NVLink SHARP).
+bool reduces_in_switch(Algorithm a, size_t dimension);
+
+// synth is offered on domains of at most this many GPUs: synthesizing an All-Reduce on a switch of 32 takes about a
+// second per message size, one of 64 about 15 s (docs/codesign.md).
+inline constexpr int64_t kMaxSynthDomain = 32;
 
 struct DimensionTemplate {
   std::string name;
@@ -57,7 +66,7 @@ struct NetworkTemplate {
 NetworkTemplate load_network_template(const std::string& path);
 
 // Checks that the template can hold `gpus` GPUs: the last dimension must span every GPU (size all, or a size >= gpus)
-// and no domain may be larger than the job.
+// and no domain may be larger than the job. A synth dimension's domain may hold at most kMaxSynthDomain GPUs.
 void check_template_holds(const NetworkTemplate& t, int64_t gpus);
 
 }  // namespace chorus::codesign

@@ -169,6 +169,7 @@ CodesignResult run_codesign(const llm::Application& app, const llm::System& mach
   // searched.
   std::stable_sort(points.begin(), points.end(),
                    [](const NetworkPoint& a, const NetworkPoint& b) { return a.cost < b.cost; });
+  result.tables = std::make_shared<const DimensionTables>(machine, spec.nccl_machine, t, points, spec.threads);
 
   const size_t n = static_cast<size_t>(std::max(1, spec.top_n));
   std::vector<Ranked> top;
@@ -179,7 +180,7 @@ CodesignResult run_codesign(const llm::Application& app, const llm::System& mach
   for (const NetworkPoint& point : points) {
     // A design matters if it enters the top list or is faster than every cheaper network (the front).
     const double bar = spec.prune ? std::max(top_bar(top, n, spec, point.cost), fastest) : kInf;
-    const llm::System sys = network_system(machine, t, point);
+    const llm::System sys = network_system(machine, t, point, result.tables.get());
     const llm::IterationModel model(app, sys);
     llm::SearchSpec s;
     s.dims = spec.dims;

@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "chorus/codesign/dimension_tables.hpp"
 #include "chorus/codesign/network_space.hpp"
 #include "chorus/llm/search.hpp"
 
@@ -37,6 +39,8 @@ struct CodesignSpec {
   double budget_dollars = std::numeric_limits<double>::infinity();
   double budget_total_gbps = std::numeric_limits<double>::infinity();  // sum over dimensions, per GPU
   llm::SearchDims dims;
+  // The machine preset NCCL's model runs on for `nccl` dimensions (dimension_tables.hpp); nullptr: none.
+  const machine::Machine* nccl_machine = nullptr;
   bool prune = true;  // off: every network and every parallelism fully evaluated (the brute force, for tests)
   // Given: only this parallelism, on every network (the network search alone, as netopt for a fixed workload).
   // Its num_procs and batch_size must be gpus and batch.
@@ -74,6 +78,8 @@ struct CodesignResult {
   double cheapest_cost = 0;         // the cheapest network of the template
   double fastest_s = 0;             // the shortest iteration found within the budget (infinity: none fits)
   double seconds = 0;
+  // The nccl and synth cost tables of the networks searched (network_system needs them to rebuild a design's system).
+  std::shared_ptr<const DimensionTables> tables;
 };
 
 // Throws Error on --budget when no network of the template fits the budget. Under kCost, an empty top list means

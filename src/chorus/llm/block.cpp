@@ -452,6 +452,8 @@ SideComm overlapped_dispatch(double pass, double compute, double usage) {
 double all_to_all_time(const NetworkTier& net, double bytes, int64_t n) {
   if (n <= 1)
     return 0;
+  if (net.table && net.table->has_all_to_all())
+    return net.table->all_to_all(bytes, n);
   const double nn = static_cast<double>(n);
   return net.latency_s + bytes * (nn - 1) / nn / (net.bytes_per_second * net.efficiency);
 }

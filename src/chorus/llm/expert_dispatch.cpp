@@ -33,6 +33,8 @@ double expert_all_to_all_time(const NetworkTier& net, const NetworkTier* scale_u
     return 0;
   const double nn = static_cast<double>(n);
   const bool split = scale_up != nullptr && scale_up != &net && local > 1;
+  if (!split && net.table && net.table->has_all_to_all())
+    return net.table->all_to_all(bytes, n);  // a table's All-to-All (chorus codesign), on one tier only
   const double remote = split ? nn - static_cast<double>(local) : nn - 1;
   double t = bytes * remote / nn / (net.bytes_per_second * net.efficiency);
   if (split) {

@@ -23,11 +23,13 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "chorus/llm/collective_table.hpp"
 #include "chorus/machine/efficiency_curve.hpp"
 
 namespace chorus::llm {
@@ -102,10 +104,16 @@ struct NetworkTier {
   std::array<double, 4> offset{};  // null offset in the file reads as 0
   bool must_be_filled = false;
   double processor_usage = 0;
+  // chorus codesign: collective times from NCCL's model or a synthesized schedule (collective_table.hpp) instead of
+  // the formula below (and of all_to_all_time's, block.hpp); none: the formulas. Not part of a system file.
+  std::shared_ptr<const CollectiveTable> table;
 
-  // Calculon's op time: latency + S * scale * (1 + offset / n) / (bandwidth * efficiency).
+  // Calculon's op time: latency + S * scale * (1 + offset / n) / (bandwidth * efficiency); a table's time instead
+  // where it has the collective.
   double op_time(Collective op, double bytes, int64_t n) const {
     auto i = static_cast<size_t>(op);
+    if (table && n > 1 && !table->curves[i].empty())
+      return table->time(op, bytes, n);
     double factor = scale[i] * (1.0 + offset[i] / static_cast<double>(n));
     return latency_s + bytes * factor / (bytes_per_second * efficiency);
   }
