@@ -277,6 +277,28 @@ TEST(CodesignCli, NcclAndSynthDimensionsAndTheirVerification) {
   EXPECT_TRUE(nccl_seen && synth_seen);
 }
 
+TEST(CodesignCli, EverySynthDimensionVerifiesWithSynthesizedCollectives) {
+  // 16 GPUs, both dimensions synth: --verify sim runs each group's collective by a schedule synthesized on the
+  // design's network (llm run --engine sim --collectives synth), and has nothing left to say it did not carry over.
+  const std::string t = write_file("tsynth.yml", R"(dimensions:
+  - {name: nvlink, size: 8, bandwidth_GBps: 450, algorithms: [synth]}
+  - {name: scale-out, size: all, bandwidth_GBps: {values: [25, 50], default: 50}, algorithms: [synth]}
+)");
+  std::vector<std::string> a = args(t, write_file("csynth.yml", kPrices));
+  for (const char* extra : {"--top", "2", "--json", "--verify", "sim"})
+    a.emplace_back(extra);
+  const auto run = run_chorus(a, false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  ASSERT_FALSE(j["top"].empty());
+  for (const auto& d : j["top"]) {
+    ASSERT_TRUE(d["sim_time_s"].is_number()) << d.dump();
+    EXPECT_EQ(d["sim_collectives"], "synth");
+    EXPECT_FALSE(d.contains("sim_note")) << d.dump();
+    EXPECT_NEAR(d["sim_time_s"].get<double>() / d["time_s"].get<double>(), 1.0, 0.15) << d.dump();
+  }
+}
+
 TEST(CodesignCli, SynthOnTooLargeADomain) {
   // 64 GPUs: an NVLink domain of 64 may not run synth, nor a scale-out dimension spanning all 64.
   const std::string nv = write_file("synth64.yml", R"(dimensions:

@@ -24,7 +24,15 @@ std::string not_carried(const NetworkTemplate& t, const NetworkPoint& p) {
     if (a == Algorithm::kNccl || a == Algorithm::kSynth)
       dims += fmt::format("{}{} {}", dims.empty() ? "" : ", ", t.dimensions[i].name, to_string(a));
   }
-  return dims.empty() ? "" : dims + " not passed through (NCCL only for two nccl dimensions)";
+  return dims.empty() ? ""
+                      : dims +
+                            " not passed through (NCCL only for two nccl dimensions, synthesized schedules only when "
+                            "every dimension is synth)";
+}
+
+bool every_dimension_synth(const NetworkPoint& p) {
+  return !p.dims.empty() &&
+         std::all_of(p.dims.begin(), p.dims.end(), [](const auto& d) { return d.algorithm == Algorithm::kSynth; });
 }
 
 }  // namespace
@@ -46,6 +54,10 @@ std::vector<SimCheck> verify_designs(const llm::Application& app, const llm::Sys
       if (nccl) {
         options.nccl = nccl::NcclContext{&nccl->machine, nccl->scales};
         check.collectives = "nccl";
+      } else if (every_dimension_synth(d.network)) {
+        // Each group's collective synthesized on the design's network (llm run --engine sim --collectives synth).
+        options.synthesize = true;
+        check.collectives = "synth";
       } else {
         check.note = not_carried(t, d.network);
       }
