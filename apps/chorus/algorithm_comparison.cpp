@@ -5,7 +5,6 @@
 #include <iostream>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -18,17 +17,6 @@
 
 namespace chorus::cli {
 namespace {
-
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ','))
-    parts.push_back(part);
-  if (!text.empty() && text.back() == ',')
-    parts.emplace_back();
-  return parts;
-}
 
 std::optional<double> bound_us_at(const std::vector<ComparedSweep>& sweeps, size_t k) {
   for (const ComparedSweep& s : sweeps) {

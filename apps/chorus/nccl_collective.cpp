@@ -92,8 +92,8 @@ void print_table(const nccl::CommSystem& s, const nccl::CalibratedMachine& m, co
     fmt::print(stderr, "warning: a size is faster than its physical lower bound without in-network reduction\n");
 }
 
-void refuse_unsupported(const NcclCollectiveArgs& a) {
-  if (a.topology.machine.empty())
+void refuse_without_machine(const TopologyOptions& options) {
+  if (options.machine.empty())
     throw Error("", "--algorithm", "nccl runs on a machine: give --machine NAME|FILE.json|FILE.xml [--nodes N]");
 }
 
@@ -153,8 +153,7 @@ void write_report(const NcclCollectiveArgs& a, const NcclResults& n, const NcclT
 }  // namespace
 
 NcclSweep nccl_size_sweep(const TopologyOptions& options, CollectiveKind kind, const std::vector<Bytes>& sizes) {
-  if (options.machine.empty())
-    throw Error("", "--algorithm", "nccl runs on a machine: give --machine NAME|FILE.json|FILE.xml [--nodes N]");
+  refuse_without_machine(options);
   const NcclResults n = nccl_results(options, kind, sizes);
   NcclSweep out{sweep_of(n, kind), {}};
   for (const SizeResult& r : n.sizes) {
@@ -165,7 +164,7 @@ NcclSweep nccl_size_sweep(const TopologyOptions& options, CollectiveKind kind, c
 }
 
 void run_nccl_collective(const NcclCollectiveArgs& a) {
-  refuse_unsupported(a);
+  refuse_without_machine(a.topology);
   const NcclResults n = nccl_results(a.topology, a.kind, parse_size_range(a.size, Argument{"size"}));
   const nccl::CalibratedMachine& m = n.machine;
   const nccl::CommSystem& s = n.system;

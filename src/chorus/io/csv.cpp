@@ -1,6 +1,8 @@
 // RFC 4180 CSV fields and rows (see csv.hpp).
 #include "chorus/io/csv.hpp"
 
+#include <sstream>
+
 namespace chorus {
 
 std::string csv_field(std::string_view text) {
@@ -40,6 +42,16 @@ std::string csv_row(std::initializer_list<std::string_view> fields) {
 
 std::string csv_row(const std::vector<std::string>& fields) {
   return join(fields);
+}
+
+std::vector<std::string> split_commas(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream in(line);
+  for (std::string field; std::getline(in, field, ',');)
+    out.push_back(field);
+  if (!line.empty() && line.back() == ',')
+    out.emplace_back();
+  return out;
 }
 
 }  // namespace chorus

@@ -13,6 +13,8 @@
 namespace chorus {
 
 std::string csv_field(std::string_view text);
+// The fields of an unquoted comma-separated line, empty ones kept ("a,,b," gives "a", "", "b", "").
+std::vector<std::string> split_commas(const std::string& line);
 std::string csv_row(std::initializer_list<std::string_view> fields);
 std::string csv_row(const std::vector<std::string>& fields);
 

@@ -6,27 +6,17 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "chorus/core/error.hpp"
 #include "chorus/core/golden_section.hpp"
+#include "chorus/io/csv.hpp"
+#include "chorus/io/csv.hpp"
 #include "chorus/llm/iteration.hpp"
 
 namespace chorus::llm {
 namespace {
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream ss(line);
-  std::string cell;
-  while (std::getline(ss, cell, ','))
-    out.push_back(cell);
-  if (!line.empty() && line.back() == ',')
-    out.emplace_back();
-  return out;
-}
 
 // The measured step time from the published metric.
 double step_time(const std::string& file, const std::string& where, const std::string& metric, double value,
@@ -147,7 +137,7 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& csv_path, const S
       line.pop_back();
     if (line.empty() || line[0] == '#')
       continue;
-    const auto cells = split_csv(line);
+    const auto cells = split_commas(line);
     const std::string where = fmt::format("line {}", number);
     if (!header) {
       if (line != "source,name,model,exec,metric,value")
