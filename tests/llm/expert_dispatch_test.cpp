@@ -111,10 +111,11 @@ TEST(LlmExpertDispatch, OverlapHidesOneMicrobatchsAllToAllBehindTheOthersCompute
   const BlockCost plain = IterationModel(app, sys).block(mixtral_exec(sys, false));
   const BlockCost hidden = IterationModel(app, sys).block(mixtral_exec(sys, true));
   // EP 8 would fit one 8-GPU node but the execution puts it on the NICs, so all 7 peers are remote: dispatch +
-  // combine per pass a = 2 x (20 us + S x 7/8 / 50e9), S = 4,096 tokens x 2 experts x 4,096 x 2 bytes (the preset's
-  // NIC efficiency is 1 to 1e-8).
+  // combine per pass a = 2 x (20 us + S x 7/8 / (50e9 x e)), S = 4,096 tokens x 2 experts x 4,096 x 2 bytes, e the
+  // preset's NIC efficiency (0.9 x the NeMo fit's 1.0396 = 0.936).
   const double s = 4096.0 * 2 * 4096 * 2;
-  const double a = 2 * (20e-6 + s * 7 / 8 / 50e9);
+  const double e = 0.9 * 1.0395784;
+  const double a = 2 * (20e-6 + s * 7 / 8 / (50e9 * e));
   EXPECT_NEAR(plain.ep.fw_link / a, 1.0, 1e-7);
   EXPECT_NEAR((plain.ep.fw_exposed + plain.ep.bw_exposed) / (2 * a), 1.0, 1e-7);
   // Overlapped: the block's forward + backward compute c covers 2a; exposed max(0, 2a - c) + min(2a, c) x 0.02 (the
@@ -178,19 +179,19 @@ TEST(LlmMoeValidation, Qwen3FlopsPerTokenMatchThePublishedTflopsColumn) {
 }
 
 TEST(LlmMoeValidation, PlannerErrorsOnTheMoeRunsStayWithinWhatDocsLlmMdReports) {
-  // docs/llm.md, "Measured MoE runs": with the shipped h100-80gb the planner is fast on every run (it lacks the
-  // overheads of fine-grained experts, and DeepSeek-V3's recompute and MTP layer), by at most 38 % (Qwen3 PP 2 x
-  // EP 8), 21.0 % mean. The bounds are those numbers plus 1 %.
+  // docs/llm.md, "Measured MoE runs": with the shipped h100-80gb the planner is fast on two runs (it lacks the
+  // overheads of fine-grained experts, and DeepSeek-V3's recompute and MTP layer), by 37.3 % (Qwen3 PP 2 x EP 8) and
+  // 19.8 % (DeepSeek-V3), and 4.4 % slow on Qwen3 EP 16; 17.6 % signed mean. The bounds are those numbers plus 1 %.
   const System sys = resolve_system("h100-80gb");
   const auto runs = read_measured_runs(validation("mbridge_h100_moe_runs.csv"), sys);
   double mean = 0;
   for (const MeasuredRun& run : runs) {
     const double error = 1 - IterationModel(run.app, sys).evaluate(run.exe).total_time / run.measured_s;
-    EXPECT_GT(error, 0.0) << run.name;
-    EXPECT_LT(error, 0.39) << run.name;
+    EXPECT_GT(error, -0.054) << run.name;
+    EXPECT_LT(error, 0.383) << run.name;
     mean += error / static_cast<double>(runs.size());
   }
-  EXPECT_LT(mean, 0.22);
+  EXPECT_LT(mean, 0.186);
 }
 
 TEST(LlmMoeValidation, DeepSeekV3ReportOnH800) {

@@ -197,7 +197,7 @@ TEST(LlmCalibrate, ShippedA100PresetIsTheTable5Fit) {
 TEST(LlmCalibrate, ShippedH100PresetIsTheNemoFit) {
   // The h100-80gb preset is h100-80gb-datasheet with the multipliers `llm calibrate` fits to the NeMo 24.07 DGX-H100
   // table (validation/llm/nemo2407_h100_runs.csv, fused attention): refitting gives the preset's iteration times to
-  // 0.1 % and the errors in docs/llm.md (19.99 % before, 7.92 % fitted, 9.80 % leave-one-out, each within 0.05 %).
+  // 0.1 % and the errors in docs/llm.md (24.88 % before, 6.60 % fitted, 7.57 % leave-one-out, each within 0.05 %).
   const System datasheet = resolve_system("h100-80gb-datasheet");
   const System shipped = resolve_system("h100-80gb");
   const auto runs = read_measured_runs(validation("nemo2407_h100_runs.csv"), datasheet);
@@ -205,31 +205,32 @@ TEST(LlmCalibrate, ShippedH100PresetIsTheNemoFit) {
   // GPT3-175B on 128 GPUs: 256 sequences x 2,048 tokens / (726 tokens/s/GPU x 128 GPUs) = 5.642 s.
   EXPECT_NEAR(runs[2].measured_s, 256.0 * 2048 / (726.0 * 128), 1e-9);
   const CalibrationResult r = calibrate(datasheet, runs);
-  EXPECT_NEAR(r.mean_abs_before, 0.1999, 0.0005);
-  EXPECT_NEAR(r.mean_abs_after, 0.0792, 0.0005);
-  EXPECT_NEAR(r.mean_abs_left_out, 0.0980, 0.0005);
+  EXPECT_NEAR(r.mean_abs_before, 0.2488, 0.0005);
+  EXPECT_NEAR(r.mean_abs_after, 0.0660, 0.0005);
+  EXPECT_NEAR(r.mean_abs_left_out, 0.0757, 0.0005);
   for (const MeasuredRun& run : runs) {
     const double t = IterationModel(run.app, shipped).evaluate(run.exe).total_time;
     EXPECT_NEAR(t / IterationModel(run.app, r.calibrated).evaluate(run.exe).total_time, 1.0, 1e-3) << run.name;
   }
   // The preset's efficiencies are the datasheet's times the fit's multipliers, capped at 1: the NVLink tier
-  // 0.65 x 1.5385 = 1.0 and the NIC 0.9 x 1.1111 = 1.0 (both at the cap), HBM at 1 MB 0.6 x 1.2710 = 0.763 and at
-  // 100 MB 0.9 x 1.2710 = 1.14, capped at 1; the FP8 matrix unit for a GEMM of 128 GFLOP and more 0.95 x 0.6377 =
-  // 0.606 (about 1,199 of 1,979 TFLOP/s).
+  // 0.65 x 1.5385 = 1.0 (at the cap) and the NIC 0.9 x 1.0396 = 0.936, HBM at 1 MB 0.6 x 1.1111 = 0.667 and at
+  // 100 MB 0.9 x 1.1111 = 1.0; the FP8 matrix unit for a GEMM of 128 GFLOP and more 0.95 x 0.6046 = 0.574 (about
+  // 1,137 of 1,979 TFLOP/s).
   EXPECT_NEAR(shipped.networks[0].efficiency, std::min(1.0, 0.65 * r.params.network[0]), 1e-6);
   EXPECT_NEAR(shipped.networks[0].efficiency, 1.0, 0.001);
-  EXPECT_NEAR(shipped.networks[1].efficiency, 1.0, 0.001);
-  EXPECT_NEAR(shipped.mem1.efficiency.at(1.0), 0.763, 0.001);  // size in MB
-  EXPECT_DOUBLE_EQ(shipped.mem1.efficiency.at(100.0), 1.0);
+  EXPECT_NEAR(shipped.networks[1].efficiency, 0.936, 0.001);
+  EXPECT_NEAR(shipped.mem1.efficiency.at(1.0), 0.667, 0.001);  // size in MB
+  EXPECT_NEAR(shipped.mem1.efficiency.at(100.0), 1.0, 1e-6);
   const auto fp8 = static_cast<size_t>(shipped.datatype_index("float8"));
-  EXPECT_NEAR(shipped.matrix[fp8].efficiency.at(1000.0), 0.606, 0.001);  // size in GFLOP
+  EXPECT_NEAR(shipped.matrix[fp8].efficiency.at(1000.0), 0.574, 0.001);  // size in GFLOP
 }
 
 TEST(LlmCalibrate, Llama3405bOnThePapersScheduleWithoutRefitting) {
   // Dubey et al. 2024, Table 4 (430 and 400 TFLOP/s per GPU on 8,192 and 16,384 H100s) with section 3.3.2's
   // schedule: interleaved, 8 one-layer chunks per rank with the first and last chunk holding only the embedding and
   // the output layer, no activation checkpointing, gradients and optimizer state sharded (ZeRO-2). Neither preset
-  // was fitted on these runs: the shipped one (fitted on NeMo's FP8 rows) lands within 5 %, the datasheet within 16 %.
+  // was fitted on these runs: the shipped one (fitted on NeMo's FP8 rows, its one matrix multiplier applied to BF16
+  // too) is slow by 7.9 and 6.1 %, within 8.5 %; the datasheet within 16 %.
   const System datasheet = resolve_system("h100-80gb-datasheet");
   const System shipped = resolve_system("h100-80gb");
   const auto runs = read_measured_runs(validation("llama3_405b_table4_runs.csv"), shipped);
@@ -239,7 +240,7 @@ TEST(LlmCalibrate, Llama3405bOnThePapersScheduleWithoutRefitting) {
   EXPECT_NEAR(runs[0].measured_s, 2048 * 2625.3e9 / 430e12, 0.01);
   EXPECT_NEAR(runs[1].measured_s, 1024 * 2625.3e9 / 400e12, 0.01);
   for (const MeasuredRun& run : runs) {
-    EXPECT_LE(std::abs(1 - IterationModel(run.app, shipped).evaluate(run.exe).total_time / run.measured_s), 0.05)
+    EXPECT_LE(std::abs(1 - IterationModel(run.app, shipped).evaluate(run.exe).total_time / run.measured_s), 0.085)
         << run.name;
     EXPECT_LE(std::abs(1 - IterationModel(run.app, datasheet).evaluate(run.exe).total_time / run.measured_s), 0.16)
         << run.name;
@@ -251,7 +252,9 @@ TEST(LlmCalibrate, TorchtitanFsdp2RunsAreFastWithTheMegatronFit) {
   // pytorch/torchtitan docs/performance.md, FSDP2 on 64 A100-80GB: tokens/s per GPU 2,162 (Llama 2 13B, local batch
   // 2 x 4,096 tokens, no AC), 353 (Llama 2 70B, 2 x 4,096, full AC), 331 (Llama 3 70B, 1 x 8,192, full AC). The
   // a100-80gb preset is fitted on Megatron-LM (fused kernels); eager FSDP2 runs below it, so the planner is fast on
-  // every row, by 12.9-18.4 % (docs/llm.md); a change that moves a row past 20 % must say why there.
+  // every row, by 18.3-24.1 % (docs/llm.md: the compute efficiencies, not the network; both engines agree within
+  // 0.3 % since the planner places the 64-GPU ZeRO-3 group on its nodes); a change that moves a row past 25 % must
+  // say why there.
   const System shipped = resolve_system("a100-80gb");
   const auto runs = read_measured_runs(validation("torchtitan_fsdp2_a100_runs.csv"), shipped);
   ASSERT_EQ(runs.size(), 3u);
@@ -262,7 +265,7 @@ TEST(LlmCalibrate, TorchtitanFsdp2RunsAreFastWithTheMegatronFit) {
     const Stats st = IterationModel(run.app, shipped).evaluate(run.exe);
     EXPECT_EQ(st.outcome, Outcome::kOk) << run.name;
     EXPECT_GT(1 - st.total_time / run.measured_s, 0.05) << run.name;  // fast
-    EXPECT_LT(1 - st.total_time / run.measured_s, 0.20) << run.name;
+    EXPECT_LT(1 - st.total_time / run.measured_s, 0.25) << run.name;
   }
 }
 

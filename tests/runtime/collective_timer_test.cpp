@@ -70,6 +70,44 @@ TEST(CollectiveTimer, SubgroupAllToAllAcrossTwoDomainsSendsTheNearSharesOverTheF
   EXPECT_NEAR(spread.duration.microseconds(), 3.0 / 4 * (8 << 20) / 50e9 * 1e6, 0.01);
 }
 
+TEST(CollectiveTimer, SubgroupWithSeveralMembersPerNodeRunsOneRingPerMemberNic) {
+  // 2 nodes of 8 NPUs (450 GB/s ports inside a node, a 50 GB/s port per NPU between nodes, no latency); the group is
+  // every other NPU (a data-parallel group at TP 2): 0, 2, 4, 6 | 8, 10, 12, 14. One ring in member order crosses
+  // the nodes twice, each time through one 50 GB/s port: 2 x 7/8 x 8 MiB / 50 GB/s = 293.60 us. As NCCL runs it, 4
+  // rings, each entering a node at a different member, carry a quarter of the data each and cross through 4
+  // different ports at once: 200 GB/s across, while inside a node each NPU's 450 GB/s port carries one hop of each
+  // ring (112.5 GB/s a ring, above 50): 2 x 7/8 x 8 MiB / 200 GB/s = 73.40 us.
+  const Topology t = compose({Dimension{BlockKind::Switch, 8, Bandwidth::gb_per_s(450), Time::zero()},
+                              Dimension{BlockKind::Switch, 2, Bandwidth::gb_per_s(50), Time::zero()}});
+  const std::vector<uint32_t> members{0, 2, 4, 6, 8, 10, 12, 14};
+  const double bytes = 8 << 20;
+  for (const auto& [model, gb_per_s] :
+       {std::pair{NetworkModelKind::Flow, 200.0}, std::pair{NetworkModelKind::Aware, 200.0},
+        std::pair{NetworkModelKind::Unaware, 50.0}}) {
+    CollectiveTimerOptions options;
+    options.model = model;
+    CollectiveTimer timer(t, options);
+    const TimedCollective ar = timer.time(chakra::CommType::AllReduce, Bytes(8 << 20), members);
+    EXPECT_NEAR(ar.duration.microseconds(), 2 * 7.0 / 8 * bytes / (gb_per_s * 1e9) * 1e6, 0.01) << to_string(model);
+  }
+  // One member per node (0 and 8 of a 2-member group, or 0, 8 as blocks of one): no blocks, one ring.
+  CollectiveTimerOptions options;
+  options.model = NetworkModelKind::Flow;
+  options.link_stats = true;
+  CollectiveTimer timer(t, options);
+  EXPECT_NEAR(timer.time(chakra::CommType::AllReduce, Bytes(8 << 20), {0, 8}).duration.microseconds(),
+              2 * 1.0 / 2 * bytes / 50e9 * 1e6, 0.01);
+  // The link statistics spread each ring hop's bytes over the 4 rings' own hops: 4 rings x 8 hops, a quarter each.
+  const TimedCollective ar = timer.time(chakra::CommType::AllReduce, Bytes(8 << 20), members);
+  ASSERT_TRUE(ar.links.has_value());
+  EXPECT_EQ(ar.ring_links.size(), 4u * 16u);  // the logical ring's 16 directed links, per ring
+  double total = 0;
+  for (const double b : ar.links->bytes)
+    total += b;
+  // A ring All-Reduce sends 2 x 7/8 of the buffer over each of its 8 forward hops.
+  EXPECT_NEAR(total, 8 * 2 * 7.0 / 8 * bytes, 1e-6 * bytes);
+}
+
 TEST(CollectiveTimer, WholeNetworkAllToAllRunsDirectWhenAsked) {
   // 2 nodes of 8 NPUs (450 and 50 GB/s ports, no latency), the group all 16: the LLM engine's option makes it the
   // direct exchange of the test above, 8/16 x 8 MiB / 50 GB/s = 83.886 us; without it the per-dimension phases run.

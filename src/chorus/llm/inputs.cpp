@@ -202,6 +202,8 @@ void parse_extensions(FieldReader& r, Execution& e, const System& sys) {
     e.fused_attention = r.boolean("fused_attention");
   if (r.has("ep_overlap"))
     e.ep_overlap = r.boolean("ep_overlap");
+  if (r.has("pipeline_p2p_overlap"))
+    e.pipeline_p2p_overlap = r.boolean("pipeline_p2p_overlap");
   if (e.optimizer_sharding && e.fsdp == Fsdp::kNone)
     e.fsdp = Fsdp::kZero1;
   if (e.fsdp != Fsdp::kNone)
@@ -251,6 +253,10 @@ void check_execution(const Execution& e, const std::string& file, const Applicat
     throw Error(file, "expert_par", fmt::format("is {}; the model has no experts", e.expert_par));
   if (e.ep_overlap && e.expert_par <= 1)
     throw Error(file, "ep_overlap", "needs expert_par > 1 (there is no All-to-All to overlap)");
+  if (e.pipeline_p2p_overlap && (e.pipeline_par <= 1 || e.pipeline_interleaving <= 1))
+    throw Error(file, "pipeline_p2p_overlap",
+                "needs pipeline_par > 1 and pipeline_interleaving > 1 (Megatron-Core overlaps the sends of the "
+                "interleaved schedule only)");
   if (app.moe()) {
     require_divides(file, "expert_par", e.expert_par, app.experts, "experts");
     require_divides(file, "expert_par", e.expert_par, e.data_par, "data_par (experts are split over DP ranks)");
@@ -537,7 +543,8 @@ nlohmann::json execution_to_json(const Execution& e, const System& sys) {
           {"fsdp", to_string(e.fsdp)},
           {"tp_gemm_overlap", to_string(e.tp_gemm_overlap)},
           {"fused_attention", e.fused_attention},
-          {"ep_overlap", e.ep_overlap}};
+          {"ep_overlap", e.ep_overlap},
+          {"pipeline_p2p_overlap", e.pipeline_p2p_overlap}};
 }
 
 }  // namespace chorus::llm

@@ -177,6 +177,9 @@ struct Execution {
   TpGemmOverlap tp_gemm_overlap = TpGemmOverlap::kNone;  // key tp_gemm_overlap
   bool fused_attention = false;  // Flash attention: no score matrix in HBM, scores recomputed on chip in backward
   bool ep_overlap = false;       // MoE All-to-All of one microbatch hidden behind another's compute (paired 1F1B)
+  // Interleaved 1F1B's stage-to-stage sends run beside the next chunk's compute (Megatron-Core's overlap_p2p_comm,
+  // NeMo's default with virtual pipelines): only what a chunk's compute cannot hide is exposed.
+  bool pipeline_p2p_overlap = false;
   // Ranks that hold the same weights and reduce their gradients: data x context parallel.
   int64_t grad_group() const { return data_par * context_par; }
 };

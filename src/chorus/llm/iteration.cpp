@@ -2,6 +2,7 @@
 #include "chorus/llm/iteration.hpp"
 
 #include "chorus/llm/expert_dispatch.hpp"
+#include "chorus/llm/group_spread.hpp"
 
 #include <algorithm>
 
@@ -134,8 +135,12 @@ void IterationModel::finish(const Execution& exe, Stats& st) const {
   // Pipeline parallelism: one p2p per chunk per microbatch forward, and one backward.
   st.pp_p2p_time = 0;
   if (exe.pipeline_par > 1) {
+    // Stages that share a domain send over tier 0; the others over the pipeline's tier (group_spread.hpp).
     const NetworkTier& net = sys_.networks[static_cast<size_t>(exe.pipeline_par_net)];
-    st.pp_p2p_time = net.op_time(Collective::kP2p, blk.pp_message_bytes, 2) + blk.pp_regather_time;
+    const double cross = pipeline_cross_domain_share(exe, sys_);
+    const double across = net.op_time(Collective::kP2p, blk.pp_message_bytes, 2);
+    const double inside = cross < 1 ? sys_.networks.front().op_time(Collective::kP2p, blk.pp_message_bytes, 2) : 0.0;
+    st.pp_p2p_time = cross * across + (1 - cross) * inside + blk.pp_regather_time;
   }
   st.pp_comm_link_time = (1 + train) * n_mb * v * st.pp_p2p_time;
 
@@ -151,6 +156,13 @@ void IterationModel::finish(const Execution& exe, Stats& st) const {
   st.recomm_exposed_time += n_mb * bpp * side_re;
   const double side_block = cp.fw_exposed + ep.fw_exposed + train * (cp.bw_exposed + ep.bw_exposed) + side_re;
   st.pp_comm_exposed_time = st.pp_comm_link_time;
+  if (exe.pipeline_p2p_overlap) {
+    // Each chunk's send runs beside the next chunk's compute in the same direction.
+    const double fw_chunk = bpc * blk.fw.time;
+    const double bw_chunk = bpc * (blk.bw.time + blk.re.time);
+    st.pp_comm_exposed_time =
+        n_mb * v * (std::max(0.0, st.pp_p2p_time - fw_chunk) + train * std::max(0.0, st.pp_p2p_time - bw_chunk));
+  }
 
   // Offload to the second tier, per block per microbatch: what the block's own time cannot hide.
   const double w_bytes = blk.weights * b;
@@ -191,7 +203,6 @@ void IterationModel::finish(const Execution& exe, Stats& st) const {
   st.block_dp_time = st.block_dp_mb_time = 0;
   st.fsdp_gather_link_time = st.fsdp_gather_exposed_time = 0;
   if (exe.grad_group() > 1 && exe.training) {
-    const NetworkTier& net = sys_.networks[static_cast<size_t>(exe.data_par_net)];
     // Dense weights reduce over DP x CP ranks, routed experts over the DP x CP / EP ranks holding the same experts.
     const double e_bytes = blk.expert_weights * b;
     const double d_bytes = w_bytes - e_bytes;
@@ -200,25 +211,30 @@ void IterationModel::finish(const Execution& exe, Stats& st) const {
     // ZeRO-2/3 keep no whole gradient buffer, so each microbatch's gradients are reduce-scattered; the updated
     // weights are all-gathered once per iteration (ZeRO-2; ZeRO-3 gathers them where used, below).
     const bool per_microbatch = exe.fsdp == Fsdp::kZero2 || exe.fsdp == Fsdp::kZero3;
+    // The dense group's members share nodes (TP below a node's size): each node reduces inside first
+    // (group_spread.hpp). The expert groups keep the one-tier time.
+    const int64_t per_domain = gradient_members_per_domain(exe, sys_);
+    auto op = [&](Collective c, double bytes, int64_t n) {
+      return spread_op_time(sys_, exe.data_par_net, c, bytes, n, n == group ? per_domain : 1);
+    };
     auto microbatch_reduce = [&](double bytes, int64_t n) {
-      return n > 1 && bytes > 0 && per_microbatch ? net.op_time(Collective::kReduceScatter, bytes, n) : 0.0;
+      return n > 1 && bytes > 0 && per_microbatch ? op(Collective::kReduceScatter, bytes, n) : 0.0;
     };
     auto step_reduce = [&](double bytes, int64_t n) {
       if (n <= 1 || bytes <= 0 || exe.fsdp == Fsdp::kZero3)
         return 0.0;
       if (exe.fsdp == Fsdp::kZero2)
-        return net.op_time(Collective::kAllGather, bytes, n);
-      return exe.optimizer_sharding
-                 ? net.op_time(Collective::kReduceScatter, bytes, n) + net.op_time(Collective::kAllGather, bytes, n)
-                 : net.op_time(Collective::kAllReduce, bytes, n);
+        return op(Collective::kAllGather, bytes, n);
+      return exe.optimizer_sharding ? op(Collective::kReduceScatter, bytes, n) + op(Collective::kAllGather, bytes, n)
+                                    : op(Collective::kAllReduce, bytes, n);
     };
     st.block_dp_mb_time = microbatch_reduce(d_bytes, group) + microbatch_reduce(e_bytes, e_group);
     st.block_dp_time = n_mb * st.block_dp_mb_time + step_reduce(d_bytes, group) + step_reduce(e_bytes, e_group);
     if (exe.fsdp == Fsdp::kZero3) {
       // Each block's weights are all-gathered before its forward and again before its backward, every microbatch,
       // prefetched during the previous block's compute: only what that compute cannot hide is exposed.
-      const double ag = net.op_time(Collective::kAllGather, d_bytes, group) +
-                        (e_group > 1 && e_bytes > 0 ? net.op_time(Collective::kAllGather, e_bytes, e_group) : 0.0);
+      const double ag = op(Collective::kAllGather, d_bytes, group) +
+                        (e_group > 1 && e_bytes > 0 ? op(Collective::kAllGather, e_bytes, e_group) : 0.0);
       st.fsdp_gather_link_time = n_mb * bpp * 2 * ag;
       st.fsdp_gather_exposed_time =
           n_mb * bpp * (std::max(0.0, ag - blk.fw.time) + std::max(0.0, ag - blk.bw.time - blk.re.time));

@@ -10,12 +10,12 @@ constexpr Calibration kCalibrations[] = {
      "fitted on validation/llm/korthikanti2022_table5_runs.csv (Korthikanti et al. 2022, Table 5, the 8 A100-80GB "
      "runs) by `chorus llm calibrate --measured validation/llm/korthikanti2022_table5_runs.csv --system "
      "a100-80gb-datasheet --json`: mean |error| 4.52 % before, 1.37 % fitted, 1.83 % leave-one-out"},
-    {"h100-80gb", 0.6377027, 0.6250436, 1.2709607, 1.5384615, 1.1111111,
+    {"h100-80gb", 0.6045764, 0.6792106, 1.1111111, 1.5384615, 1.0395784,
      "fitted on validation/llm/nemo2407_h100_runs.csv (NVIDIA NeMo 24.07 performance summary, the 9 dense GPT-3 / "
      "Llama 2 / Llama 3 FP8 pre-training rows on DGX-H100) by `chorus llm calibrate --measured "
      "validation/llm/nemo2407_h100_runs.csv --system h100-80gb-datasheet --json`, with the runs' fused attention: "
-     "mean |error| 19.99 % before, 7.92 % fitted, 9.80 % leave-one-out. Matrix 0.638: about 1,200 of the 1,979 "
-     "dense FP8 TFLOP/s for large GEMMs; both network multipliers end at the cap (efficiency 1)"},
+     "mean |error| 24.88 % before, 6.60 % fitted, 7.57 % leave-one-out. Matrix 0.605: about 1,137 of the 1,979 "
+     "dense FP8 TFLOP/s for large GEMMs; NVLink and HBM end at the cap (efficiency 1), the NIC at 0.936"},
 };
 // clang-format on
 

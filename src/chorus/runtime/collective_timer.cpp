@@ -30,6 +30,16 @@ std::optional<CollectiveKind> simulated_kind(CommType type) {
   }
 }
 
+namespace {
+
+// Channel c of a group in blocks of `block`: its i-th member is this position of the member list (each block's
+// members rotated by c, so each channel leaves a block by a different member).
+uint32_t channel_ring_position(uint32_t i, uint32_t block, uint32_t c) {
+  return i / block * block + (i % block + c) % block;
+}
+
+}  // namespace
+
 CollectiveTimer::CollectiveTimer(const Topology& topology, CollectiveTimerOptions options)
     : topology_(topology),
       options_(options),
@@ -39,9 +49,60 @@ CollectiveTimer::~CollectiveTimer() = default;
 
 CollectiveTimer::RingShape CollectiveTimer::ring_shape(const std::vector<uint32_t>& members) const {
   RingShape shape = slowest_hop_shape(members);
-  if (ring_hops_share_links())
-    shape.bytes_per_s = std::min(shape.bytes_per_s, shared_hop_bytes_per_s(members));
+  if (!ring_hops_share_links())
+    return shape;
+  const double one_ring = std::min(shape.bytes_per_s, shared_hop_bytes_per_s({members}));
+  const uint32_t block = ring_block(members);
+  const double channels = block > 1 ? channel_rings_bytes_per_s(members, block, shape.bytes_per_s) : 0.0;
+  if (channels > one_ring) {
+    shape.bytes_per_s = channels;
+    shape.channels = block;
+  } else {
+    shape.bytes_per_s = one_ring;
+  }
   return shape;
+}
+
+uint32_t CollectiveTimer::ring_block(const std::vector<uint32_t>& members) const {
+  // The members in equal consecutive blocks whose hop to the next block is slower than every hop inside a block
+  // (a data-parallel group with several members per node): what NCCL runs as one ring per member NIC.
+  const auto n = static_cast<uint32_t>(members.size());
+  if (n < 4)
+    return 0;
+  constexpr int64_t probe = int64_t{1} << 30;
+  std::vector<double> transfer(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const NodeId a{members[i]};
+    const NodeId b{members[(i + 1) % n]};
+    transfer[i] = (cost_->delay(a, b, Bytes(probe)) - cost_->delay(a, b, Bytes(0))).seconds();
+  }
+  const double fastest = *std::min_element(transfer.begin(), transfer.end());
+  auto slow = [&](uint32_t i) { return transfer[i] > fastest * (1 + 1e-6); };
+  uint32_t block = 0;
+  while (block < n && !slow(block))
+    ++block;
+  ++block;  // the first slow hop leaves the first block
+  if (block <= 1 || block >= n || n % block != 0)
+    return 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (slow(i) != ((i + 1) % block == 0))
+      return 0;
+  }
+  return block;
+}
+
+double CollectiveTimer::channel_rings_bytes_per_s(const std::vector<uint32_t>& members, uint32_t block,
+                                                  double hop_bytes_per_s) const {
+  // One ring per member of a block, each entering every block at a different member (so leaving by a different
+  // member's links), every ring carrying its share of the data at once: k rings move k times a ring's rate, as
+  // long as the links they share allow (each link's bandwidth split between the hops of all rings crossing it).
+  const auto n = static_cast<uint32_t>(members.size());
+  std::vector<std::vector<uint32_t>> rings(block, std::vector<uint32_t>(n));
+  for (uint32_t c = 0; c < block; ++c) {
+    for (uint32_t i = 0; i < n; ++i)
+      rings[c][i] = members[channel_ring_position(i, block, c)];
+  }
+  return block * std::min(hop_bytes_per_s, shared_hop_bytes_per_s(rings));
 }
 
 CollectiveTimer::RingShape CollectiveTimer::slowest_hop_shape(const std::vector<uint32_t>& members) const {
@@ -67,15 +128,17 @@ bool CollectiveTimer::ring_hops_share_links() const {
          (options_.model == NetworkModelKind::Aware || options_.model == NetworkModelKind::Flow);
 }
 
-double CollectiveTimer::shared_hop_bytes_per_s(const std::vector<uint32_t>& members) const {
+double CollectiveTimer::shared_hop_bytes_per_s(const std::vector<std::vector<uint32_t>>& rings) const {
   // Every hop of a ring algorithm sends at once, each on its physical route: hops whose routes cross the same
   // link split its bandwidth (a ring of every other NPU on a physical ring sends two hops over each link).
   if (!routes_)
     routes_ = std::make_unique<RouteTable>(topology_);
   std::unordered_map<uint32_t, uint32_t> hops_on;
-  for (size_t i = 0; i < members.size(); ++i) {
-    for (LinkId l : routes_->route(NodeId{members[i]}, NodeId{members[(i + 1) % members.size()]}))
-      ++hops_on[l.value];
+  for (const auto& members : rings) {
+    for (size_t i = 0; i < members.size(); ++i) {
+      for (LinkId l : routes_->route(NodeId{members[i]}, NodeId{members[(i + 1) % members.size()]}))
+        ++hops_on[l.value];
+    }
   }
   double slowest = std::numeric_limits<double>::infinity();
   for (const auto& [link, hops] : hops_on) {
@@ -155,7 +218,8 @@ CollectiveTimer::RingShape CollectiveTimer::all_to_all_shape(const std::vector<u
   return shape;
 }
 
-TimedCollective CollectiveTimer::run(CommType type, Bytes bytes, const Topology& topology, bool whole_network) const {
+TimedCollective CollectiveTimer::run(CommType type, Bytes bytes, const Topology& topology, bool whole_network,
+                                     uint32_t channels) const {
   const CollectiveKind kind = *simulated_kind(type);
   const uint32_t n = topology.npu_count();
   // Chakra's All-Gather comm_size is each NPU's input; chorus collectives take NCCL's gathered size.
@@ -198,6 +262,21 @@ TimedCollective CollectiveTimer::run(CommType type, Bytes bytes, const Topology&
       }
     }
     timed.links = std::move(pairs);
+  } else if (timed.links && channels > 1) {
+    // The logical ring stands for `channels` rings, each with its share of every hop's bytes on its own hops.
+    LinkStats hops;
+    hops.resize(size_t{topology.link_count()} * channels);
+    size_t h = 0;
+    for (uint32_t c = 0; c < channels; ++c) {
+      for (uint32_t l = 0; l < topology.link_count(); ++l, ++h) {
+        hops.bytes[h] = timed.links->bytes[l] / channels;
+        hops.busy[h] = timed.links->busy[l];
+        hops.peak_flows[h] = timed.links->peak_flows[l];
+        timed.ring_links.emplace_back(channel_ring_position(topology.link_src(LinkId{l}).value, channels, c),
+                                      channel_ring_position(topology.link_dst(LinkId{l}).value, channels, c));
+      }
+    }
+    timed.links = std::move(hops);
   } else if (timed.links && !whole_network) {
     for (uint32_t l = 0; l < topology.link_count(); ++l)
       timed.ring_links.emplace_back(topology.link_src(LinkId{l}).value, topology.link_dst(LinkId{l}).value);
@@ -285,7 +364,7 @@ const TimedCollective& CollectiveTimer::time(CommType type, Bytes bytes, const s
   }
   const LinkParams hop{Bandwidth::bytes_per_s(shape.bytes_per_s), shape.latency};
   const Topology logical_ring = ring(shape.size, hop);
-  return cache_.emplace(key, run(type, bytes, logical_ring, false)).first->second;
+  return cache_.emplace(key, run(type, bytes, logical_ring, false, shape.channels)).first->second;
 }
 
 }  // namespace chorus

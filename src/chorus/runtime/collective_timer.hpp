@@ -6,13 +6,17 @@
 //   topology whose every hop costs what the slowest member-to-next-member message costs on the real network,
 //   running ASTRA-sim's Ring algorithm. Under the congestion-aware models (natively) a hop also gets no more than
 //   its share of every physical link its route crosses, shared with the other hops crossing it, so a subgroup
-//   ring never runs faster than its members' links allow. An All-to-All subgroup instead runs direct (each member
-//   sends each other its share at once) on a logical switch: a ring All-to-All moves each share up to n/2 hops,
-//   about n/4 times the traffic the physical bound allows. Its ports run at the slowest hop's speed, unless the
-//   members fall into equal blocks whose in-block hops are faster (an EP group spanning NVLink domains): then each
-//   member's near shares and far shares leave by different ports at once, and the port runs at the speed that
-//   moves all n - 1 shares in the time the slower class takes (the planner's All-to-All, llm/expert_dispatch.hpp).
-//   With `whole_all_to_all_direct` (the LLM simulator engine) the whole network's All-to-All runs so too.
+//   ring never runs faster than its members' links allow. When the members fall into equal blocks joined by
+//   slower hops (a data-parallel group with several members per node) the group runs one such ring per block
+//   member, each leaving a block by a different member's links (NCCL's channels, one per NIC), so the hop between
+//   blocks runs at the blocks' combined NIC rate, as far as the shared links allow. An All-to-All subgroup
+//   instead runs direct (each member sends each other its share at once) on a logical switch: a ring All-to-All moves
+//   each share up to n/2 hops, about n/4 times the traffic the physical bound allows. Its ports run at the slowest
+//   hop's speed, unless the members fall into equal blocks whose in-block hops are faster (an EP group spanning NVLink
+//   domains): then each member's near shares and far shares leave by different ports at once, and the port runs at the
+//   speed that moves all n - 1 shares in the time the slower class takes (the planner's All-to-All,
+//   llm/expert_dispatch.hpp). With `whole_all_to_all_direct` (the LLM simulator engine) the whole network's All-to-All
+//   runs so too.
 // - With `nccl` set, every group's collective is what NCCL's cost model gives for the nodes the group spans.
 // Results are cached by what determines them (kind, size and the group's ring shape), so a 1024-NPU workload
 // with 128 data-parallel groups of the same shape times each distinct collective once.
@@ -81,6 +85,7 @@ class CollectiveTimer {
     uint32_t size = 0;
     Time latency;
     double bytes_per_s = 0;
+    uint32_t channels = 1;  // rings run at once, one per member of a block (channel_rings_bytes_per_s)
     auto operator<=>(const RingShape&) const = default;
   };
   using Key = std::tuple<chakra::CommType, Bytes, bool, RingShape>;
@@ -90,15 +95,21 @@ class CollectiveTimer {
   RingShape ring_shape(const std::vector<uint32_t>& members) const;
   RingShape slowest_hop_shape(const std::vector<uint32_t>& members) const;
   bool ring_hops_share_links() const;
-  // The slowest hop's bandwidth when every hop of the ring sends at once on its physical route.
-  double shared_hop_bytes_per_s(const std::vector<uint32_t>& members) const;
+  // The slowest hop's bandwidth when every hop of the rings sends at once on its physical route.
+  double shared_hop_bytes_per_s(const std::vector<std::vector<uint32_t>>& rings) const;
+  // Members in equal consecutive blocks joined by slower hops (several members per node): the block size, else 0.
+  uint32_t ring_block(const std::vector<uint32_t>& members) const;
+  // With blocks: the rate of one ring per block member, each leaving its blocks by a different member (NCCL's
+  // channels, one per NIC), sharing the physical links; 0 without blocks.
+  double channel_rings_bytes_per_s(const std::vector<uint32_t>& members, uint32_t block, double hop_bytes_per_s) const;
   // The logical switch of a direct All-to-All: the ring shape with the port speed of near and far peers combined.
   RingShape all_to_all_shape(const std::vector<uint32_t>& members) const;
   // A subgroup's All-to-All runs direct (each member to each other) on a logical switch, natively or when the
   // ASTRA-sim system asks for direct; otherwise on the logical ring.
   bool subgroup_all_to_all_direct(chakra::CommType type) const;
   const RingShape& cached_ring_shape(const std::vector<uint32_t>& members);
-  TimedCollective run(chakra::CommType type, Bytes bytes, const Topology& topology, bool whole_network) const;
+  TimedCollective run(chakra::CommType type, Bytes bytes, const Topology& topology, bool whole_network,
+                      uint32_t channels = 1) const;
   const TimedCollective& time_by_nccl(chakra::CommType type, Bytes bytes, const std::vector<uint32_t>& members);
   const TimedCollective& time_by_synthesis(chakra::CommType type, Bytes bytes, const std::vector<uint32_t>& members);
   // NCCL's time depends on the group only through its shape, so groups of one shape share their timings.
