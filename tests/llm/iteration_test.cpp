@@ -58,9 +58,9 @@ TEST(LlmIteration, AgreesWithCalculonWhereTheModelsCoincide) {
   EXPECT_LT(st.dp_comm_exposed_time, 0.70 * 0.98);
   System one_per_node = sys;
   one_per_node.networks[0].size = 4;
-  const Stats flat = IterationModel(app, one_per_node)
-                         .evaluate(read_execution(testing::calculon("examples/3072_t4_p64_d12_mbs4_full.json"), app,
-                                                  one_per_node));
+  const Stats flat =
+      IterationModel(app, one_per_node)
+          .evaluate(read_execution(testing::calculon("examples/3072_t4_p64_d12_mbs4_full.json"), app, one_per_node));
   EXPECT_NEAR(flat.dp_comm_exposed_time, 0.70, 0.02 * 0.70);
   EXPECT_NEAR(flat.pp_comm_exposed_time, 0.60, 0.02 * 0.60);
 }
@@ -213,8 +213,8 @@ TEST(LlmIteration, OverlappedPipelineSendsExposeOnlyWhatAChunkCannotHide) {
   const double fw_chunk = bpc * slow.block.fw.time;
   const double bw_chunk = bpc * (slow.block.bw.time + slow.block.re.time);
   ASSERT_GT(slow.pp_p2p_time, std::max(fw_chunk, bw_chunk));
-  EXPECT_NEAR(slow.pp_comm_exposed_time,
-              sends / 2 * ((slow.pp_p2p_time - fw_chunk) + (slow.pp_p2p_time - bw_chunk)), 1e-9);
+  EXPECT_NEAR(slow.pp_comm_exposed_time, sends / 2 * ((slow.pp_p2p_time - fw_chunk) + (slow.pp_p2p_time - bw_chunk)),
+              1e-9);
 }
 
 TEST(LlmIteration, OverlappedPipelineSendsNeedTheInterleavedSchedule) {

@@ -12,7 +12,6 @@
 #include "chorus/core/error.hpp"
 #include "chorus/core/golden_section.hpp"
 #include "chorus/io/csv.hpp"
-#include "chorus/io/csv.hpp"
 #include "chorus/llm/iteration.hpp"
 
 namespace chorus::llm {
