@@ -170,6 +170,7 @@ void run_validate(const ValidateOptions& o) {
                         {"ops", v.ops},
                         {"fusions_not_rebuilt", v.fusions},
                         {"unparsed", v.unparsed},
+                        {"assumed_reducers", v.assumed_reducers},
                         {"collectives", v.collectives},
                         {"flop_checked", v.flop_checked},
                         {"flop_within_2pct", v.flop_within_2pct},
@@ -190,8 +191,10 @@ void run_validate(const ValidateOptions& o) {
     fmt::print("{}\n", j.dump(1));
     return;
   }
-  fmt::print("{}: {} ops; {} fusions not rebuilt (bodies absent), {} lines not whole instructions\n", o.profile, v.ops,
-             v.fusions, v.unparsed);
+  fmt::print(
+      "{}: {} ops; {} fusions not rebuilt (bodies absent), {} lines not whole instructions, {} reducers not in the "
+      "profile (taken as scalar adds)\n",
+      o.profile, v.ops, v.fusions, v.unparsed, v.assumed_reducers);
   fmt::print("{:<32} {:<22} {:>14} {:>14} {:>12} {:>12} {:<8} {:<8}\n", "op", "category", "FLOPs meas.", "FLOPs pred.",
              "time meas.us", "time pred.us", "bound m.", "bound p.");
   for (const hlo::ValidationRow& r : v.rows)

@@ -130,10 +130,19 @@ TEST_F(HostileInput2, R02DeepCallChain) {
 }
 
 TEST_F(HostileInput2, R03ReducerNamedLineIsNotTheRowItself) {
-  // A reducer named %line was the row's own computation: an endless recursion. It is now the scalar add.
+  // A reducer named %line was the row's own computation: an endless recursion. A profile row never holds its
+  // reducer, so %line is taken as every other reducer name is: a scalar add, said in the summary line. The reduce
+  // of f32[8] then predicts 7 FLOPs (7 adds).
   const CliRun r = run({"hlo", "validate", data("03-hlo-validate-reducer-named-line-stack-overflow", "profile.csv")});
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("of 1 rebuilt non-collective ops"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 reducers not in the profile (taken as scalar adds)"), std::string::npos) << r.out;
+  const CliRun j =
+      run({"hlo", "validate", data("03-hlo-validate-reducer-named-line-stack-overflow", "profile.csv"), "--json"});
+  ASSERT_EQ(j.status, 0) << j.out;
+  const nlohmann::json out = nlohmann::json::parse(j.out);
+  EXPECT_EQ(out["assumed_reducers"], 1);
+  EXPECT_EQ(out["rows"][0]["predicted_flops"], 7.0);
 }
 
 TEST_F(HostileInput2, R04ConvHugeWindow) {

@@ -112,6 +112,8 @@ ProfileValidation validate_profile(const std::vector<ProfileOp>& ops, const Syst
       ++v.unparsed;
       continue;
     }
+    if (m.computations.size() > 1)
+      ++v.assumed_reducers;
     const Analysis a = analyze(m, system, {});
     const InstructionReport& r = a.instructions.front();
     const Instruction& in = m.computations[0].instructions[0];

@@ -48,8 +48,11 @@ struct ValidationRow {
 struct ProfileValidation {
   std::string name;
   int ops = 0;
-  int fusions = 0;                  // not rebuilt
-  int unparsed = 0;                 // lines that do not hold a whole instruction
+  int fusions = 0;   // not rebuilt
+  int unparsed = 0;  // lines that do not hold a whole instruction
+  // Rebuilt ops that call computations the profile does not hold (a reduce's to_apply): each is taken as a scalar
+  // add, one FLOP per application (parse_instruction_line), so their predicted FLOPs rest on that assumption.
+  int assumed_reducers = 0;
   int collectives = 0;              // rebuilt, but outside the FLOP check
   std::vector<ValidationRow> rows;  // every rebuilt op (collectives included)
   int flop_checked = 0;             // rebuilt non-collective ops
