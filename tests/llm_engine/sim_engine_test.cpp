@@ -107,6 +107,33 @@ TEST(SimEngine, ValidationRunsBothEnginesWithoutFitting) {
   EXPECT_NEAR(r.sim_mean_abs_error, std::fabs(1 - r.rows[0].sim_s / 1.42), 1e-12);
 }
 
+TEST(SimEngine, EnginesWithinFivePercentOnTheMeasuredFsdpAndNemoRuns) {
+  // Issue #25's floor on the shipped (calibrated) presets: the two engines within 5 % of each other on every run
+  // they both run. torchtitan's ZeRO-3 over 64 A100s (a data-parallel group of 8 per node: both engines run it
+  // inside the node first), NeMo's 9 DGX-H100 runs (interleaved pipelines with overlapped sends, DP groups sharing
+  // nodes at TP 2 and 4), Llama 3 405B on 8,192 and 16,384 H100s, the Megatron-LM README's A100 runs and the two
+  // Qwen3 MoE runs (DeepSeek-V3's ep_overlap is refused by the simulator). docs/llm.md reports 0.3, 2.9, 2.1, 2.0
+  // and 0.5 % at most.
+  for (const auto& [csv, system] :
+       {std::pair{"torchtitan_fsdp2_a100_runs.csv", "a100-80gb"}, std::pair{"nemo2407_h100_runs.csv", "h100-80gb"},
+        std::pair{"llama3_405b_table4_runs.csv", "h100-80gb"}, std::pair{"megatron_readme_runs.csv", "a100-80gb"},
+        std::pair{"mbridge_h100_moe_runs.csv", "h100-80gb"}}) {
+    const llm::System sys = llm::resolve_system(system);
+    const auto runs = llm::read_measured_runs(kSource + "/validation/llm/" + csv, sys);
+    const EngineValidationReport r = validate_engines(runs, sys, system);
+    ASSERT_EQ(r.rows.size(), runs.size());
+    for (const EngineValidationRow& row : r.rows) {
+      if (row.name.starts_with("DeepSeek-V3")) {
+        EXPECT_NE(row.skipped.find("ep_overlap"), std::string::npos) << row.skipped;
+        continue;
+      }
+      ASSERT_TRUE(row.skipped.empty()) << row.name << ": " << row.skipped;
+      EXPECT_NEAR(row.sim_s / row.planner_s, 1.0, 0.05) << row.name;
+    }
+    EXPECT_LE(r.sim_vs_planner_max, 0.05) << csv;
+  }
+}
+
 TEST(SimEngine, ValidationSummarisesEachSourceApart) {
   // Two runs under two source names: each source's mean is its one run's error; the overall mean is their mean.
   const llm::System sys = llm::resolve_system("a100-80gb");
