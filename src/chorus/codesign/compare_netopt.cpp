@@ -118,8 +118,13 @@ std::vector<double> solve(const PlannerStep& p, const LinearPrices& lp, const st
     bool used = false;
     for (const netopt::CollectiveTerms& c : p.step.collectives)
       used = used || c.dims[d].coefficient > 0;
-    // Nothing runs on it: any bandwidth is as fast, the smallest the cheapest.
+    // Nothing runs on it: any bandwidth is as fast, the smallest the cheapest. The barrier method stops just inside
+    // its bounds: within 1e-6 of one, the bound (the template's grid value) is meant.
     b[d] = used ? std::clamp(b[d], lo[d], hi[d]) : lo[d];
+    if (b[d] >= hi[d] * (1 - 1e-6))
+      b[d] = hi[d];
+    if (b[d] <= lo[d] * (1 + 1e-6))
+      b[d] = lo[d];
   }
   return b;
 }
@@ -201,11 +206,19 @@ void admit_netopt_design(CodesignResult& result, NetoptComparison& c, const Code
   const auto before = [](const Design& a, const Design& b) {
     return a.time_s < b.time_s || (a.time_s == b.time_s && a.cost < b.cost);
   };
-  // The grid may hold the very design (netopt's bandwidths rounded onto a grid point): it is listed once.
+  // The grid may hold the very design (netopt's bandwidths rounded onto a grid point): it is listed once. The search
+  // and this evaluation may round differently in the last bits.
   for (const Design& d : result.top) {
-    if (d.time_s == c.design.time_s && d.cost == c.design.cost && d.execution.tensor_par == c.execution.tensor_par &&
-        d.execution.pipeline_par == c.execution.pipeline_par && d.execution.data_par == c.execution.data_par &&
-        d.execution.microbatch_size == c.execution.microbatch_size)
+    bool same_network = d.network.dims.size() == c.design.network.dims.size();
+    for (size_t i = 0; same_network && i < d.network.dims.size(); ++i) {
+      const DimensionSetting &x = d.network.dims[i], &y = c.design.network.dims[i];
+      same_network = x.bandwidth_gbps == y.bandwidth_gbps && x.size == y.size &&
+                     x.oversubscription == y.oversubscription && x.algorithm == y.algorithm;
+    }
+    const llm::Execution &x = d.execution, &y = c.execution;
+    if (same_network && std::abs(d.time_s - c.design.time_s) <= 1e-12 * c.design.time_s &&
+        x.tensor_par == y.tensor_par && x.pipeline_par == y.pipeline_par && x.data_par == y.data_par &&
+        x.context_par == y.context_par && x.expert_par == y.expert_par && x.microbatch_size == y.microbatch_size)
       return;
   }
   const size_t n = static_cast<size_t>(std::max(1, spec.top_n));
