@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "chorus/codesign/compare_netopt.hpp"
 #include "chorus/codesign/design_text.hpp"
 #include "chorus/codesign/dimension_tables.hpp"
 #include "chorus/codesign/refine_bandwidth.hpp"
@@ -34,7 +36,7 @@ struct CodesignOptions {
   std::vector<std::string> budgets;
   int64_t gpus = 0, max_batch = 0;
   int top = 10, threads = 0;
-  bool json = false, context_par = false, fsdp = false, refine_bandwidth = false;
+  bool json = false, context_par = false, fsdp = false, refine_bandwidth = false, compare_netopt = false;
   std::string report, exec, verify;
 };
 
@@ -92,6 +94,60 @@ nlohmann::json refined_json(const codesign::RefinedBandwidth& r) {
           {"evaluations", r.evaluations}};
 }
 
+// --compare-netopt: netopt's bandwidths for the default parallelism, timed by the planner, admitted to the top list
+// when they beat the grid (compare_netopt.hpp).
+std::optional<codesign::NetoptComparison> compare(const CodesignOptions& o, const llm::Application& app,
+                                                  const llm::System& machine, const codesign::NetworkTemplate& t,
+                                                  const codesign::CostFile& prices, const codesign::CodesignSpec& spec,
+                                                  codesign::CodesignResult& r) {
+  if (!o.compare_netopt)
+    return std::nullopt;
+  codesign::NetoptComparison c = codesign::compare_netopt(app, machine, t, prices, spec, r);
+  codesign::admit_netopt_design(r, c, spec);
+  return c;
+}
+
+std::string bandwidths_text(const codesign::NetworkTemplate& t, const std::vector<double>& gbps) {
+  std::string s;
+  for (size_t i = 0; i < gbps.size(); ++i)
+    s += fmt::format("{}{} {:.1f}", i == 0 ? "" : " | ", t.dimensions[i].name, gbps[i]);
+  return s + " GB/s";
+}
+
+void print_comparison(const codesign::NetworkTemplate& t, const llm::System& machine,
+                      const codesign::NetoptComparison& c, const codesign::CodesignResult& r) {
+  const codesign::Design& d = c.design;
+  fmt::print("netopt (default parallelism {}, bandwidths {}; netopt's model {:.4f} s): ",
+             codesign::execution_text(c.execution), bandwidths_text(t, c.netopt_gbps), c.netopt_model_s);
+  if (d.stats.outcome != llm::Outcome::kOk) {
+    fmt::print("{} at {}\n", llm::describe_outcome(d.stats, machine), codesign::network_text(t, d.network));
+    return;
+  }
+  fmt::print("planner {:.4f} s, ${:.3f}M at {}{}; joint optimum {:.4f} s", d.time_s, d.cost / 1e6,
+             codesign::network_text(t, d.network), c.within_budget ? "" : " (over the budget)", r.top.front().time_s);
+  if (c.top_rank)
+    fmt::print(" (netopt's design, listed #{})\n", *c.top_rank + 1);
+  else
+    fmt::print(" ({:.1f} % faster)\n", 100 * (d.time_s - r.top.front().time_s) / d.time_s);
+}
+
+nlohmann::json comparison_json(const codesign::NetworkTemplate& t, const llm::System& machine,
+                               const codesign::NetoptComparison& c, const codesign::CodesignResult& r) {
+  std::vector<double> used;
+  for (const codesign::DimensionSetting& s : c.design.network.dims)
+    used.push_back(s.bandwidth_gbps);
+  const nlohmann::json design = codesign::design_json(t, machine, c.design, r.tables.get());
+  return {{"bandwidth_gbps", used},
+          {"netopt_bandwidth_gbps", c.netopt_gbps},
+          {"netopt_model_time_s", c.netopt_model_s},
+          {"time_s", c.design.time_s},
+          {"cost", c.design.cost},
+          {"within_budget", c.within_budget},
+          {"top_rank", c.top_rank ? nlohmann::json(*c.top_rank + 1) : nlohmann::json(nullptr)},
+          {"execution", design["execution"]},
+          {"network", design["network"]}};
+}
+
 void run(const CodesignOptions& o) {
   if (!o.verify.empty() && o.verify != "sim")
     throw Error("--verify", "", fmt::format("is '{}'; expected sim", o.verify));
@@ -147,7 +203,10 @@ void run(const CodesignOptions& o) {
       return group.merge(local, model, spec.top_n);
     };
   }
-  const codesign::CodesignResult r = codesign::run_codesign(app, machine, t, prices, spec);
+  if (o.compare_netopt && spec.objective != codesign::Objective::kTime)
+    throw Error("--compare-netopt", "",
+                fmt::format("compares netopt's time objective; --objective is {} (use time)", o.objective));
+  codesign::CodesignResult r = codesign::run_codesign(app, machine, t, prices, spec);
   group.barrier();
   if (group.rank() != 0)
     return;
@@ -156,6 +215,7 @@ void run(const CodesignOptions& o) {
                 fmt::format("is {:.6g} s; no design within the budget is that fast (fastest: {:.6g} s)",
                             spec.time_target_s, r.fastest_s));
   }
+  const std::optional<codesign::NetoptComparison> netopt = compare(o, app, machine, t, prices, spec, r);
   const std::vector<codesign::SimCheck> checks = verify(o, app, machine, t, r);
   const std::vector<codesign::RefinedBandwidth> refined = refine(o, app, machine, t, prices, spec, r);
   if (!o.report.empty()) {
@@ -183,6 +243,8 @@ void run(const CodesignOptions& o) {
       j["top"][i]["refined"] = refined_json(refined[i]);
     if (!refined.empty())
       j["best"]["refined"] = j["top"][0]["refined"];
+    if (netopt)
+      j["netopt"] = comparison_json(t, machine, *netopt, r);
     fmt::print("{}\n", j.dump(2));
     return;
   }
@@ -202,11 +264,15 @@ void run(const CodesignOptions& o) {
                codesign::network_text(t, d.network));
     if (i < refined.size())
       fmt::print("{:>36}{}\n", "", refined_text(t, refined[i]));
+    if (netopt && netopt->top_rank == i)
+      fmt::print("{:>36}{}\n", "", "(--compare-netopt: netopt's bandwidths for the default parallelism)");
   }
   fmt::print("pareto front (cost $M, time s):");
   for (const codesign::ParetoPoint& p : r.pareto)
     fmt::print(" ({:.3f}, {:.4f})", p.cost / 1e6, p.time_s);
   fmt::print("\n");
+  if (netopt)
+    print_comparison(t, machine, *netopt, r);
   print_checks(checks);
 }
 
@@ -245,6 +311,9 @@ void register_codesign_command(CLI::App& app) {
   cmd->add_flag("--refine-bandwidth", o->refine_bandwidth,
                 "for each top design, the continuous per-dimension bandwidths (within the template's range and the "
                 "budget) that improve its objective, never worse than the grid's");
+  cmd->add_flag("--compare-netopt", o->compare_netopt,
+                "time the default parallelism at netopt's bandwidths for it (netopt's convex program on the planner's "
+                "iteration) and list that design when it beats the grid; --objective time only");
   cmd->add_option("--report", o->report, "write the cost-time Pareto front and the top designs as HTML");
   cmd->add_flag("--json", o->json, "print best, top, pareto, evaluated, pruned as JSON");
   cmd->callback([o] { run(*o); });

@@ -237,6 +237,38 @@ TEST(CodesignCli, MpirunSplitGivesTheSameAnswer) {
   }
 }
 
+TEST(CodesignCli, CompareNetoptInTheJsonAndText) {
+  // NVLink fixed at 450 GB/s, the scale-out 25 to 100 GB/s under $200,000: netopt may spend $200,000 - 16 x $10,000 =
+  // $40,000 on scale-out ports at $1,700 / 50 GB/s, 16 x 34 $ per GB/s, so at most 40,000 / 544 = 73.5 GB/s, one
+  // whole port of 50 GB/s.
+  std::vector<std::string> a = args(write_file("tn.yml", kTemplate), write_file("cn.yml", kPrices));
+  for (const char* extra : {"--budget", "dollars=2e5", "--top", "3", "--compare-netopt"})
+    a.emplace_back(extra);
+  const auto text = run_chorus(a, false);
+  ASSERT_EQ(text.status, 0) << text.out;
+  EXPECT_NE(text.out.find("netopt (default parallelism tp"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("joint optimum"), std::string::npos) << text.out;
+  a.emplace_back("--json");
+  const auto run = run_chorus(a, false);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  const nlohmann::json& n = j["netopt"];
+  EXPECT_NEAR(n["netopt_bandwidth_gbps"][0].get<double>(), 450.0, 1e-3);
+  EXPECT_LE(n["netopt_bandwidth_gbps"][1].get<double>(), 40000.0 / 544 * (1 + 1e-6));
+  EXPECT_EQ(n["bandwidth_gbps"][1].get<double>(), 50.0);
+  EXPECT_EQ(n["cost"].get<double>(), 187200.0);
+  EXPECT_TRUE(n["within_budget"].get<bool>());
+  EXPECT_TRUE(n["execution"].contains("tensor_par"));
+  EXPECT_LE(j["best"]["time_s"].get<double>(), n["time_s"].get<double>());
+}
+
+TEST(CodesignCli, CompareNetoptNeedsTheTimeObjective) {
+  std::vector<std::string> a = args(write_file("tn2.yml", kTemplate), write_file("cn2.yml", kPrices));
+  for (const char* extra : {"--objective", "time-x-cost", "--compare-netopt"})
+    a.emplace_back(extra);
+  expect_input_error(run_chorus(a, true), {"--compare-netopt", "time-x-cost"});
+}
+
 }  // namespace
 
 // Collective algorithms per dimension (docs/codesign.md): nccl and synth run; --verify sim passes NCCL through for
