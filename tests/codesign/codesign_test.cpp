@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -157,15 +158,15 @@ BruteForce brute_force(const llm::Application& app, const llm::System& machine) 
 class CodesignSmall : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    app_ = new llm::Application(llm::read_application(std::string(CHORUS_SOURCE_DIR) + "/examples/llm/llama2-7b.json"));
-    machine_ = new llm::System(llm::resolve_system("h100-80gb"));
+    app_ = std::make_unique<llm::Application>(llm::read_application(CHORUS_SOURCE_DIR "/examples/llm/llama2-7b.json"));
+    machine_ = std::make_unique<llm::System>(llm::resolve_system("h100-80gb"));
     machine_->mem2.capacity_bytes = 0;  // no offload tier: a smaller space, the same question
-    bf_ = new BruteForce(brute_force(*app_, *machine_));
+    bf_ = std::make_unique<BruteForce>(brute_force(*app_, *machine_));
   }
   static void TearDownTestSuite() {
-    delete bf_;
-    delete machine_;
-    delete app_;
+    bf_.reset();
+    machine_.reset();
+    app_.reset();
   }
   CodesignSpec spec(Objective o) const {
     CodesignSpec s;
@@ -223,13 +224,13 @@ class CodesignSmall : public ::testing::Test {
     }
     EXPECT_EQ(r.networks, 32u);
   }
-  static llm::Application* app_;
-  static llm::System* machine_;
-  static BruteForce* bf_;
+  static std::unique_ptr<llm::Application> app_;
+  static std::unique_ptr<llm::System> machine_;
+  static std::unique_ptr<BruteForce> bf_;
 };
-llm::Application* CodesignSmall::app_ = nullptr;
-llm::System* CodesignSmall::machine_ = nullptr;
-BruteForce* CodesignSmall::bf_ = nullptr;
+std::unique_ptr<llm::Application> CodesignSmall::app_;
+std::unique_ptr<llm::System> CodesignSmall::machine_;
+std::unique_ptr<BruteForce> CodesignSmall::bf_;
 
 TEST_F(CodesignSmall, TimeMatchesBruteForce) {
   CodesignSpec s = spec(Objective::kTime);

@@ -46,7 +46,7 @@ dimensions:
 class CodesignRefine : public ::testing::Test {
  protected:
   CodesignRefine()
-      : app_(llm::read_application(std::string(CHORUS_SOURCE_DIR) + "/examples/llm/llama2-7b.json")),
+      : app_(llm::read_application(CHORUS_SOURCE_DIR "/examples/llm/llama2-7b.json")),
         machine_(llm::resolve_system("dgx-h100")),
         t_(load_network_template(write_file("t.yml", kTemplate))),
         prices_(load_cost_file(write_file("c.yml", kPrices), t_)) {

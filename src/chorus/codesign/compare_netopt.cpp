@@ -33,15 +33,7 @@ llm::Execution default_parallelism(const llm::Application& app, const llm::Syste
     return *spec.execution;
   const NetworkPoint def = default_network(t, prices, spec.gpus);
   const llm::IterationModel model(app, network_system(machine, t, def, tables));
-  llm::SearchSpec s;
-  s.dims = spec.dims;
-  s.dims.exact_batch = true;
-  s.num_procs = spec.gpus;
-  s.max_batch = spec.batch;
-  s.datatype = spec.datatype;
-  s.top_n = 1;
-  s.threads = spec.threads;
-  const llm::SearchResult r = llm::run_search(model, s);
+  const llm::SearchResult r = llm::run_search(model, network_search_spec(spec, 1));
   if (r.top.empty())
     throw Error(t.file, "dimensions", "no parallelism fits on the default network (--compare-netopt needs one)");
   return r.top.front().execution;

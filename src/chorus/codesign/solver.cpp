@@ -129,6 +129,18 @@ llm::SearchResult evaluate_one(const llm::IterationModel& model, const llm::Exec
 
 }  // namespace
 
+llm::SearchSpec network_search_spec(const CodesignSpec& spec, int top_n) {
+  llm::SearchSpec s;
+  s.dims = spec.dims;
+  s.dims.exact_batch = true;
+  s.num_procs = spec.gpus;
+  s.max_batch = spec.batch;
+  s.datatype = spec.datatype;
+  s.top_n = top_n;
+  s.threads = spec.threads;
+  return s;
+}
+
 CodesignResult run_codesign(const llm::Application& app, const llm::System& machine, const NetworkTemplate& t,
                             const CostFile& prices, const CodesignSpec& spec) {
   const auto started = std::chrono::steady_clock::now();
@@ -182,14 +194,7 @@ CodesignResult run_codesign(const llm::Application& app, const llm::System& mach
     const double bar = spec.prune ? std::max(top_bar(top, n, spec, point.cost), fastest) : kInf;
     const llm::System sys = network_system(machine, t, point, result.tables.get());
     const llm::IterationModel model(app, sys);
-    llm::SearchSpec s;
-    s.dims = spec.dims;
-    s.dims.exact_batch = true;
-    s.num_procs = spec.gpus;
-    s.max_batch = spec.batch;
-    s.datatype = spec.datatype;
-    s.top_n = static_cast<int>(n);
-    s.threads = spec.threads;
+    llm::SearchSpec s = network_search_spec(spec, static_cast<int>(n));
     s.prune = spec.prune;
     s.min_rate = std::isfinite(bar) ? batch / bar : 0.0;
     s.rank = spec.rank;

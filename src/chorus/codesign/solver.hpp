@@ -82,6 +82,10 @@ struct CodesignResult {
   std::shared_ptr<const DimensionTables> tables;
 };
 
+// The planner search a codesign run makes on one network: the run's parallelism dimensions, GPUs, batch (exactly),
+// datatype and threads, keeping the best `top_n`.
+llm::SearchSpec network_search_spec(const CodesignSpec& spec, int top_n);
+
 // Throws Error on --budget when no network of the template fits the budget. Under kCost, an empty top list means
 // no design within the budget meets the time target (fastest_s says how close the budget comes).
 CodesignResult run_codesign(const llm::Application& app, const llm::System& machine, const NetworkTemplate& t,
