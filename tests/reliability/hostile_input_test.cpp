@@ -328,6 +328,40 @@ TEST_F(HostileInput, FullyConnectedPastTheLinkLimitIsRefusedBeforeBuilding) {
                      {"links", "67117056", "kMaxLinks"});
 }
 
+// Found by the astra_network fuzz harness (issue #28's re-run): a file with `npus_count` three times was read with
+// the first list, [100, 100, 50] = 500,000 NPUs and 51 million links (1.6 GB), the others ignored. YAML allows a key
+// once per mapping; every YAML reader now refuses a repeated key, naming its line.
+TEST_F(HostileInput, RepeatedYamlKeyIsRefused) {
+  const std::string yml = write("twice.yml",
+                                "topology: [ Ring, FullyConnected, Switch ]\n"
+                                "npus_count: [ 100.0, 100.0, 50.0 ]\n"
+                                "npus_count: [ 2, 2, 2 ]\n"
+                                "bandwidth: [ 200.0, 100.0, 50.0 ]\n"
+                                "latency: [ 100.0, 500.0, 1000.0 ]\n");
+  expect_input_error(run({"bound", "--network", yml, "--collective", "all_reduce", "--size", "1MiB"}),
+                     {"twice.yml", "line 3", "key 'npus_count' appears twice"});
+  // Nested mappings too (a co-design template's dimension).
+  const std::string nested = write("nested.yml",
+                                   "name: t\ndimensions:\n  - name: a\n    size: 8\n    size: 4\n"
+                                   "    bandwidth_GBps: {values: [100], default: 100}\n");
+  expect_input_error(
+      run({"codesign", "--model", CHORUS_SOURCE_DIR "/examples/llm/llama2-7b.json", "--gpus", "8", "--max-batch", "8",
+           "--machine", "dgx-h100", "--network", nested, "--cost", CHORUS_SOURCE_DIR "/examples/codesign/cost.yml"}),
+      {"nested.yml", "line 5", "key 'size' appears twice"});
+  // An alias bomb stops at the walk's budget instead of expanding 10^9 nodes.
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char level = 'b'; level <= 'j'; ++level) {
+    const std::string previous(1, static_cast<char>(level - 1));
+    bomb += std::string(1, level) + ": &" + level + " [*" + previous;
+    for (int i = 1; i < 10; ++i)
+      bomb += ", *" + previous;
+    bomb += "]\n";
+  }
+  expect_input_error(
+      run({"bound", "--network", write("bomb.yml", bomb), "--collective", "all_reduce", "--size", "1MiB"}),
+      {"bomb.yml", "more than 1000000 YAML nodes"});
+}
+
 TEST_F(HostileInput, R30ChakraDurationU64Max) {
   const std::string repro = "30-chakra-duration-u64max-and-roofline-silently-wrong";
   expect_input_error(run(sim_args(data(repro, "comp_u64max/t"))), {"t.0.et", "duration_micros"});

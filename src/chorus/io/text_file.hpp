@@ -12,7 +12,8 @@ namespace chorus {
 // Throws chorus::Error(path, "file", "cannot open: <reason>").
 std::string read_text_file(const std::string& path);
 
-// Throws as read_text_file, or chorus::Error(path, "line N", "yaml syntax error: ...").
+// Throws as read_text_file, or chorus::Error(path, "line N", "yaml syntax error: ..." or "key 'K' appears twice in
+// one mapping": YAML allows each key once, and yaml-cpp would otherwise keep the first silently).
 YAML::Node load_yaml_file(const std::string& path);
 
 }  // namespace chorus
