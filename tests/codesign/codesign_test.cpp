@@ -17,6 +17,7 @@
 #include "chorus/llm/iteration.hpp"
 #include "chorus/llm/search.hpp"
 #include "chorus/llm/system_presets.hpp"
+#include "tests/codesign/small_space.hpp"
 
 namespace chorus::codesign {
 namespace {
@@ -59,25 +60,11 @@ TEST(CodesignCost, DimensionCostByHand) {
   EXPECT_DOUBLE_EQ(dimension_cost(p, 16, 75, 16, 1, Algorithm::kRing), 16 * 75 * 10.0 + 16 * 2 * (2000 + 562.5 + 1280));
 }
 
-// A small space: llama2-7b on 8 H100s (without the host-memory tier, so no offloads), an NVLink domain of 4 or 8 at
-// 300 or 600 GB/s with ring or switch-reduce, a scale-out fabric at 25 or 100 GB/s, non-blocking or 2:1. 32 networks.
-constexpr const char* kTemplate = R"(name: small
-dimensions:
-  - name: nvlink
-    size: {values: [4, 8], default: 8}
-    bandwidth_GBps: {values: [300, 600], default: 600}
-    algorithms: [ring, switch-reduce]
-  - name: scale-out
-    size: all
-    bandwidth_GBps: {values: [25, 100], default: 25}
-    oversubscription: {values: [1, 2], default: 1}
-)";
-constexpr const char* kPrices = R"(gpu_dollars: 30000
-dimensions:
-  nvlink: {dollars_per_GBps: 20, node_gpus: 4, port_GBps: 100, switch_port_dollars: 500, cable_dollars: 1000,
-           radix: 64, switch_reduce_premium: 0.5}
-  scale-out: {port_GBps: 50, nic_port_dollars: 2000, switch_port_dollars: 500, cable_dollars: 1000, radix: 4}
-)";
+// The small space of small_space.hpp.
+using testing::kSmallPrices;
+using testing::kSmallTemplate;
+constexpr const char* kTemplate = kSmallTemplate;
+constexpr const char* kPrices = kSmallPrices;
 
 struct Pair {
   double time_s, cost;

@@ -14,6 +14,7 @@
 #include "chorus/codesign/netopt_step.hpp"
 #include "chorus/llm/iteration.hpp"
 #include "chorus/llm/system_presets.hpp"
+#include "tests/codesign/small_space.hpp"
 
 namespace chorus::codesign {
 namespace {
@@ -151,25 +152,9 @@ TEST_F(CodesignNetopt, TwoDimensionAllocationIsTheClosedForm) {
   EXPECT_TRUE(c.within_budget || c.design.stats.outcome != llm::Outcome::kOk);
 }
 
-// The small space of codesign_test.cpp: llama2-7b on 8 H100s without the offload tier, NVLink 4 or 8 GPUs at 300 or
-// 600 GB/s, ring or switch-reduce, scale-out 25 or 100 GB/s, 1:1 or 2:1.
-constexpr const char* kSmallTemplate = R"(name: small
-dimensions:
-  - name: nvlink
-    size: {values: [4, 8], default: 8}
-    bandwidth_GBps: {values: [300, 600], default: 600}
-    algorithms: [ring, switch-reduce]
-  - name: scale-out
-    size: all
-    bandwidth_GBps: {values: [25, 100], default: 25}
-    oversubscription: {values: [1, 2], default: 1}
-)";
-constexpr const char* kSmallPrices = R"(gpu_dollars: 30000
-dimensions:
-  nvlink: {dollars_per_GBps: 20, node_gpus: 4, port_GBps: 100, switch_port_dollars: 500, cable_dollars: 1000,
-           radix: 64, switch_reduce_premium: 0.5}
-  scale-out: {port_GBps: 50, nic_port_dollars: 2000, switch_port_dollars: 500, cable_dollars: 1000, radix: 4}
-)";
+// The small space of codesign_test.cpp (small_space.hpp).
+using testing::kSmallPrices;
+using testing::kSmallTemplate;
 
 TEST(CodesignNetoptFloor, JointOptimumNeverSlowerThanNetoptForDefaultParallelism) {
   const llm::Application app = llm::read_application(kModel);
