@@ -32,6 +32,9 @@ std::optional<CollectiveKind> simulated_kind(CommType type) {
 
 namespace {
 
+// The message a hop's bandwidth is measured with: large enough that latency is a rounding error beside it.
+constexpr int64_t kProbeBytes = int64_t{1} << 30;
+
 // Channel c of a group in blocks of `block`: its i-th member is this position of the member list (each block's
 // members rotated by c, so each channel leaves a block by a different member).
 uint32_t channel_ring_position(uint32_t i, uint32_t block, uint32_t c) {
@@ -48,11 +51,12 @@ CollectiveTimer::CollectiveTimer(const Topology& topology, CollectiveTimerOption
 CollectiveTimer::~CollectiveTimer() = default;
 
 CollectiveTimer::RingShape CollectiveTimer::ring_shape(const std::vector<uint32_t>& members) const {
-  RingShape shape = slowest_hop_shape(members);
+  const HopTimes hops = hop_times(members);
+  RingShape shape = slowest_hop_shape(hops);
   if (!ring_hops_share_links())
     return shape;
   const double one_ring = std::min(shape.bytes_per_s, shared_hop_bytes_per_s({members}));
-  const uint32_t block = ring_block(members);
+  const uint32_t block = ring_block(hops.transfer_s);
   const double channels = block > 1 ? channel_rings_bytes_per_s(members, block, shape.bytes_per_s) : 0.0;
   if (channels > one_ring) {
     shape.bytes_per_s = channels;
@@ -63,19 +67,12 @@ CollectiveTimer::RingShape CollectiveTimer::ring_shape(const std::vector<uint32_
   return shape;
 }
 
-uint32_t CollectiveTimer::ring_block(const std::vector<uint32_t>& members) const {
+uint32_t CollectiveTimer::ring_block(const std::vector<double>& transfer) {
   // The members in equal consecutive blocks whose hop to the next block is slower than every hop inside a block
   // (a data-parallel group with several members per node): what NCCL runs as one ring per member NIC.
-  const auto n = static_cast<uint32_t>(members.size());
+  const auto n = static_cast<uint32_t>(transfer.size());
   if (n < 4)
     return 0;
-  constexpr int64_t probe = int64_t{1} << 30;
-  std::vector<double> transfer(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    const NodeId a{members[i]};
-    const NodeId b{members[(i + 1) % n]};
-    transfer[i] = (cost_->delay(a, b, Bytes(probe)) - cost_->delay(a, b, Bytes(0))).seconds();
-  }
   const double fastest = *std::min_element(transfer.begin(), transfer.end());
   auto slow = [&](uint32_t i) { return transfer[i] > fastest * (1 + 1e-6); };
   uint32_t block = 0;
@@ -105,20 +102,24 @@ double CollectiveTimer::channel_rings_bytes_per_s(const std::vector<uint32_t>& m
   return block * std::min(hop_bytes_per_s, shared_hop_bytes_per_s(rings));
 }
 
-CollectiveTimer::RingShape CollectiveTimer::slowest_hop_shape(const std::vector<uint32_t>& members) const {
-  // The slowest hop of the logical ring sets the pace of a ring algorithm, so every hop is charged like it.
-  constexpr int64_t probe = int64_t{1} << 30;
-  RingShape shape{static_cast<uint32_t>(members.size()), Time::zero(), 0};
-  Time slowest_transfer = Time::zero();
+CollectiveTimer::HopTimes CollectiveTimer::hop_times(const std::vector<uint32_t>& members) const {
+  HopTimes hops;
+  hops.transfer_s.resize(members.size());
   for (size_t i = 0; i < members.size(); ++i) {
     const NodeId a{members[i]};
     const NodeId b{members[(i + 1) % members.size()]};
     const Time latency = cost_->delay(a, b, Bytes(0));
-    shape.latency = std::max(shape.latency, latency);
-    slowest_transfer = std::max(slowest_transfer, cost_->delay(a, b, Bytes(probe)) - latency);
+    hops.latency = std::max(hops.latency, latency);
+    hops.transfer_s[i] = (cost_->delay(a, b, Bytes(kProbeBytes)) - latency).seconds();
   }
-  shape.bytes_per_s = static_cast<double>(probe) / slowest_transfer.seconds();
-  return shape;
+  return hops;
+}
+
+CollectiveTimer::RingShape CollectiveTimer::slowest_hop_shape(const HopTimes& hops) {
+  // The slowest hop of the logical ring sets the pace of a ring algorithm, so every hop is charged like it.
+  const double slowest = *std::max_element(hops.transfer_s.begin(), hops.transfer_s.end());
+  return RingShape{static_cast<uint32_t>(hops.transfer_s.size()), hops.latency,
+                   static_cast<double>(kProbeBytes) / slowest};
 }
 
 bool CollectiveTimer::ring_hops_share_links() const {
@@ -181,9 +182,8 @@ uint32_t fast_block(const std::vector<std::vector<double>>& transfer) {
 
 CollectiveTimer::RingShape CollectiveTimer::all_to_all_shape(const std::vector<uint32_t>& members) const {
   // Direct: every member sends to every other, no ring hops to share links (the runtime charges the pairs' routes).
-  RingShape shape = slowest_hop_shape(members);
+  RingShape shape = slowest_hop_shape(hop_times(members));
   const auto n = static_cast<uint32_t>(members.size());
-  constexpr int64_t probe = int64_t{1} << 30;
   constexpr uint32_t kMaxPairs = 512;  // members; a larger group keeps the slowest hop (n^2 delays)
   if (n < 3 || n > kMaxPairs)
     return shape;
@@ -194,7 +194,7 @@ CollectiveTimer::RingShape CollectiveTimer::all_to_all_shape(const std::vector<u
         continue;
       const NodeId a{members[i]};
       const NodeId b{members[j]};
-      transfer[i][j] = (cost_->delay(a, b, Bytes(probe)) - cost_->delay(a, b, Bytes(0))).seconds();
+      transfer[i][j] = (cost_->delay(a, b, Bytes(kProbeBytes)) - cost_->delay(a, b, Bytes(0))).seconds();
     }
   }
   const uint32_t block = fast_block(transfer);
@@ -214,7 +214,7 @@ CollectiveTimer::RingShape CollectiveTimer::all_to_all_shape(const std::vector<u
     }
     worst = std::max(worst, std::max((block - 1) * near, (n - block) * far));
   }
-  shape.bytes_per_s = static_cast<double>(probe) * (n - 1) / worst;
+  shape.bytes_per_s = static_cast<double>(kProbeBytes) * (n - 1) / worst;
   return shape;
 }
 

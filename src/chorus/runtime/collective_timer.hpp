@@ -93,12 +93,18 @@ class CollectiveTimer {
   // The ring of the members in their order: the slowest hop's speed, and under the congestion-aware models no more
   // than each hop's share of the physical links it crosses.
   RingShape ring_shape(const std::vector<uint32_t>& members) const;
-  RingShape slowest_hop_shape(const std::vector<uint32_t>& members) const;
+  // Each hop i -> i + 1 of the members' ring: the largest latency and every hop's transfer time of a probe message.
+  struct HopTimes {
+    Time latency;
+    std::vector<double> transfer_s;
+  };
+  HopTimes hop_times(const std::vector<uint32_t>& members) const;
+  static RingShape slowest_hop_shape(const HopTimes& hops);
   bool ring_hops_share_links() const;
   // The slowest hop's bandwidth when every hop of the rings sends at once on its physical route.
   double shared_hop_bytes_per_s(const std::vector<std::vector<uint32_t>>& rings) const;
   // Members in equal consecutive blocks joined by slower hops (several members per node): the block size, else 0.
-  uint32_t ring_block(const std::vector<uint32_t>& members) const;
+  static uint32_t ring_block(const std::vector<double>& hop_transfer_s);
   // With blocks: the rate of one ring per block member, each leaving its blocks by a different member (NCCL's
   // channels, one per NIC), sharing the physical links; 0 without blocks.
   double channel_rings_bytes_per_s(const std::vector<uint32_t>& members, uint32_t block, double hop_bytes_per_s) const;
