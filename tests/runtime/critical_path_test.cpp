@@ -141,6 +141,27 @@ TEST(CriticalPath, ExposedTimeGoesToTheFirstTransferCoveringIt) {
   EXPECT_EQ(charge_exposed(nested, {}).size(), 1u);
 }
 
+TEST(CriticalPath, ExposedTimeGoesFirstToTheTransferTheStreamWaitedFor) {
+  // The same transfers, b now blocking (a compute node waited for it): b [5, 15] minus compute [12, 15] = 7 us;
+  // a gets what neither compute nor b covers, [0, 2] and [4, 5] = 3 us. Still 10 us in all.
+  const auto us = [](int64_t v) { return Time::us(v); };
+  std::vector<std::tuple<Time, Time, uint32_t>> transfers = {{us(5), us(15), 2}, {us(0), us(10), 1}};
+  const std::vector<bool> blocking = {false, false, true};
+  const auto charged = charge_exposed_blocking_first(transfers, {{us(2), us(4)}, {us(12), us(20)}}, blocking);
+  ASSERT_EQ(charged.size(), 2u);
+  EXPECT_EQ(charged[0], std::make_pair(2u, us(7)));
+  EXPECT_EQ(charged[1], std::make_pair(1u, us(3)));
+  // The transfers come back sorted by start, as the merge of the NPU's transfer spans needs.
+  ASSERT_EQ(transfers.size(), 2u);
+  EXPECT_EQ(std::get<2>(transfers[0]), 1u);
+  // Nothing blocking: the first-started rule.
+  std::vector<std::tuple<Time, Time, uint32_t>> plain = {{us(5), us(15), 2}, {us(0), us(10), 1}};
+  const auto first = charge_exposed_blocking_first(plain, {{us(2), us(4)}, {us(12), us(20)}}, {});
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0], std::make_pair(1u, us(8)));
+  EXPECT_EQ(first[1], std::make_pair(2u, us(2)));
+}
+
 TEST(CriticalPath, BlameNamesReadDigitRunsAsWildcards) {
   EXPECT_EQ(name_pattern("mb12.L3.attn.fwd"), "mb#.L#.attn.fwd");
   EXPECT_EQ(name_pattern("42"), "#");

@@ -69,6 +69,42 @@ std::vector<std::pair<uint32_t, Time>> charge_exposed(std::vector<std::tuple<Tim
   return out;
 }
 
+std::vector<std::pair<uint32_t, Time>> charge_exposed_blocking_first(
+    std::vector<std::tuple<Time, Time, uint32_t>>& transfers, const std::vector<std::pair<Time, Time>>& compute,
+    const std::vector<bool>& blocking) {
+  const auto is_blocking = [&](const std::tuple<Time, Time, uint32_t>& t) {
+    const uint32_t node = std::get<2>(t);
+    return node < blocking.size() && blocking[node];
+  };
+  const auto split = std::stable_partition(transfers.begin(), transfers.end(), is_blocking);
+  std::vector<std::tuple<Time, Time, uint32_t>> first(transfers.begin(), split);
+  std::vector<std::tuple<Time, Time, uint32_t>> background(split, transfers.end());
+  std::vector<std::pair<uint32_t, Time>> out = charge_exposed(first, compute);
+  if (background.empty()) {
+    transfers = std::move(first);
+    return out;
+  }
+  // What the background transfers may be charged for: neither compute nor a blocking transfer runs.
+  std::vector<std::pair<Time, Time>> covered = compute;
+  for (const auto& [start, end, node] : first)
+    covered.emplace_back(start, end);
+  std::sort(covered.begin(), covered.end());
+  std::vector<std::pair<Time, Time>> hidden;
+  for (const auto& span : covered) {
+    if (!hidden.empty() && span.first <= hidden.back().second) {
+      hidden.back().second = std::max(hidden.back().second, span.second);
+    } else {
+      hidden.push_back(span);
+    }
+  }
+  for (const auto& charged : charge_exposed(background, hidden))
+    out.push_back(charged);
+  transfers = std::move(first);
+  transfers.insert(transfers.end(), background.begin(), background.end());
+  std::sort(transfers.begin(), transfers.end());
+  return out;
+}
+
 namespace {
 
 PathKind kind_of(const WorkloadNode& n) {

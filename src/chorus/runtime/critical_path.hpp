@@ -11,7 +11,8 @@
 // Blame rows group operations by name with every run of digits read as '#', so that the microbatches and layers
 // of one operation ("mb3.L7.attn.fwd") add up in one row ("mb#.L#.attn.fwd"). Exposed communication (moving data
 // while no GPU compute runs, NpuReport::exposed_comm) is charged to the collective or message whose transfer covers
-// it; where transfers overlap, to the one that started first, so the rows add up to the NPUs' exposed_comm.
+// it; where transfers overlap, to one the GPU stream waited for (its end released a compute node), else to the one
+// that started first, so the rows add up to the NPUs' exposed_comm.
 //
 //   const CriticalPath path = walk_critical_path(workload, report, log, issued_at);
 #pragma once
@@ -108,5 +109,14 @@ std::optional<size_t> bounding_dimension(const Topology& topology, const std::ve
 // node) and is sorted in place; the result (node, time) only nodes with exposed time.
 std::vector<std::pair<uint32_t, Time>> charge_exposed(std::vector<std::tuple<Time, Time, uint32_t>>& transfers,
                                                       const std::vector<std::pair<Time, Time>>& compute);
+
+// The same charge with the transfers the GPU stream waited for first: a stretch with no compute goes to a
+// `blocking` transfer covering it (one whose end released a compute node: a TP collective, a pipeline receive),
+// else, as above, to the first-started background transfer (a gradient reduction running beside it). Without this,
+// a background reduction that started earlier takes the blame for the TP collectives the stream stopped for.
+// `blocking[node]` says whether a node is blocking (nodes past its end are not); `transfers` ends up sorted.
+std::vector<std::pair<uint32_t, Time>> charge_exposed_blocking_first(
+    std::vector<std::tuple<Time, Time, uint32_t>>& transfers, const std::vector<std::pair<Time, Time>>& compute,
+    const std::vector<bool>& blocking);
 
 }  // namespace chorus

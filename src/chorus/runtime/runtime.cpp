@@ -709,7 +709,20 @@ class Runtime {
   // from the one sort both need.
   std::vector<Span> log_exposed(uint32_t npu, const std::vector<Span>& compute) {
     std::vector<std::tuple<Time, Time, uint32_t>> transfers = std::move(executors_[npu].transfers);
-    for (const auto& [node, time] : charge_exposed(transfers, compute))
+    // The GPU stream waited for a transfer whose end released a compute node, or released one that did (a TP
+    // Reduce-Scatter, then the All-Gather the next GEMM needs): the chain of non-compute releasers above each
+    // compute node.
+    const std::vector<WorkloadNode>& nodes = workload_.npus[npu].nodes;
+    const std::vector<uint32_t>& issued_by = log_->npus[npu].issued_by;
+    std::vector<bool> blocking(nodes.size(), false);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (nodes[i].type != chakra::NodeType::Comp)
+        continue;
+      for (uint32_t r = issued_by[i]; r != ReleaseLog::kNone && !blocking[r] && nodes[r].type != chakra::NodeType::Comp;
+           r = issued_by[r])
+        blocking[r] = true;
+    }
+    for (const auto& [node, time] : charge_exposed_blocking_first(transfers, compute, blocking))
       log_->charge(npu, node, time);
     std::vector<Span> out;
     for (const auto& [start, end, node] : transfers) {
