@@ -170,6 +170,32 @@ TEST(LlmTrainingPlanned, InterleavedRunMatchesTheHandSchedule) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(LlmTrainingPlanned, BlockingPipelineSendsHoldTheStage) {
+  // PP 2 (2 layers per stage), 2 microbatches, 1F1B: F = 2 x 13 = 26 us, B = 52 us, c = 5.096 us per message. With
+  // sends on the stream (the planner's pipeline_p2p_overlap false) each stage waits for its sends: stage 0 F0 0-26,
+  // send until 31.096, F1 31.096-57.096, send until 62.192; stage 1 F0 31.096-57.096, B0 57.096-109.096, send until
+  // 114.192, F1 114.192-140.192, B1 140.192-192.192, send until 197.288; stage 0 B0 114.192-166.192, B1
+  // 197.288-249.288. Off the stream stage 1 starts F1 at 109.096, so both finish one message earlier.
+  LlmTrainingSpec s = tiny_spec(1, 1, 2, 2);
+  s.model.vocab = 0;
+  s.peak_tflops = 0.262144;
+  s.planned = PlannerTimes{.block_forward_s = 13e-6, .block_backward_s = 26e-6};
+  const Topology t = fully_connected(2, LinkParams{Bandwidth::gb_per_s(1), Time::us(1)});
+  RuntimeOptions options;
+  options.lower_bounds = false;
+  const auto finish = [&](bool overlap) {
+    s.pipeline_send_overlap = overlap;
+    const std::string dir = (std::filesystem::temp_directory_path() / "chorus_llm_blocking_sends").string();
+    std::filesystem::remove_all(dir);
+    const Workload w = load_workload(write_llm_training(dir, s, false), dir + "/comm_groups.json");
+    const RunReport r = run_workload(w, t, options);
+    std::filesystem::remove_all(dir);
+    return std::make_pair(r.npus[0].finish, r.npus[1].finish);
+  };
+  EXPECT_EQ(finish(false), std::make_pair(Time::ns(249288), Time::ns(197288)));
+  EXPECT_EQ(finish(true), std::make_pair(Time::ns(244192), Time::ns(192192)));
+}
+
 const chakra::TraceNode& named(const chakra::ChakraTrace& t, const std::string& name) {
   for (const chakra::TraceNode& n : t.nodes) {
     if (n.name == name)

@@ -871,7 +871,7 @@ class RankTraceBuilder {
   }
 
   void send(uint32_t peer, int64_t tag, std::string name) {
-    send_bytes(peer, tag, std::move(name), pipeline_message_bytes(spec_));
+    send_bytes(peer, tag, std::move(name), pipeline_message_bytes(spec_), !spec_.pipeline_send_overlap);
   }
 
   // A pipeline message; scattered ones (1/tp per TP rank) are All-Gathered in the TP group on arrival.
@@ -881,8 +881,8 @@ class RankTraceBuilder {
       collective(name + ".pp_all_gather", CommType::AllGather, tp_collective_bytes(spec_) / spec_.tp, tp_group_);
   }
 
-  void send_bytes(uint32_t peer, int64_t tag, std::string name, int64_t bytes) {
-    TraceNode& n = add(std::move(name), NodeType::CommSend, false);
+  void send_bytes(uint32_t peer, int64_t tag, std::string name, int64_t bytes, bool in_stream = false) {
+    TraceNode& n = add(std::move(name), NodeType::CommSend, in_stream);
     n.comm_dst = peer;
     n.comm_size = bytes;
     n.comm_tag = tag;

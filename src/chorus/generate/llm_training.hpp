@@ -92,6 +92,10 @@ struct LlmTrainingSpec {
   // The TP collectives of each half run beside its compute (tiled or decomposed GEMMs overlapping their
   // collective): the half lasts at least the longer of the two, never less.
   bool tp_overlap = false;
+  // Pipeline sends leave the stream (the next node does not wait for them); false: the stage waits for each send
+  // to arrive before it goes on, as Megatron's blocking send/receive pairs do without overlap_p2p_comm (the
+  // planner's exec key pipeline_p2p_overlap false).
+  bool pipeline_send_overlap = true;
   std::optional<PlannerTimes> planned;
   uint32_t grad_group() const { return dp * cp; }
 };

@@ -58,6 +58,7 @@ LlmTrainingSpec planned_training_spec(const llm::Application& app, const llm::Sy
   spec.interleaving = exe.pipeline_par > 1 ? narrow(exe.pipeline_interleaving) : 1;
   spec.recompute = exe.recompute;
   spec.overlap_dp = exe.data_par_overlap;
+  spec.pipeline_send_overlap = exe.pipeline_p2p_overlap;
   const double blocks = static_cast<double>(stats.shape.blocks_per_proc);
   // Offloading to host memory is local to each GPU: what its transfers leave exposed lengthens the block's passes.
   const double block_passes = blocks * static_cast<double>(stats.shape.microbatches);
