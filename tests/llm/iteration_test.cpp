@@ -189,6 +189,41 @@ TEST(LlmIteration, ZeroTwoReduceScattersEveryMicrobatchAndGathersOnce) {
   EXPECT_LT(zero2.dp_comm_exposed_time, 0.5 * zero2.dp_comm_link_time);
 }
 
+TEST(LlmIteration, ZeroTwoReductionsHideBehindLaterForwardsAndTheBubble) {
+  // The per-microbatch reduce-scatters run on their own stream from the first backward on. 1F1B on 8 stages with 16
+  // microbatches: the first stage runs 8 forwards (7 warm-up, 1 more) before its first backward, so 8 forwards
+  // follow it, and it waits out the bubble (7 chunk times) between its last backwards. A DP tier slow enough that
+  // the backwards alone cannot hide the reductions exposes only what all of that cannot hide.
+  const Application app = paper_application(korthikanti2022_runs()[1]);  // GPT-3 175B, 96 blocks
+  System sys = a100();
+  sys.networks[1].bytes_per_second /= 2.6;
+  Execution e = paper_execution(korthikanti2022_runs()[1], Technique::kSeqSel, 0);  // TP 8 x PP 8
+  e.pipeline_interleaving = 1;
+  e.data_par = 4;
+  e.num_procs = 256;
+  e.batch_size = 256;
+  e.microbatch_size = 4;
+  e.data_par_net = 1;
+  e.optimizer_sharding = true;
+  e.data_par_overlap = true;
+  e.fsdp = Fsdp::kZero2;
+  const Stats st = IterationModel(app, sys).evaluate(e);
+  ASSERT_EQ(st.shape.microbatches, 16);
+  ASSERT_EQ(st.shape.blocks_per_proc, 12);
+  const double u = sys.networks[1].processor_usage;
+  const BlockCost& b = st.block;
+  const double backward = (b.bw.time + b.re.time - b.bw.mem_time - b.re.mem_time) / (1 - u);
+  const double forward = (b.fw.time - b.fw.mem_time) / (1 - u);
+  EXPECT_NEAR(st.bubble_time, 7 * st.chunk_time, 1e-12);
+  const double window = 16 * 12 * backward + 8 * 12 * forward + st.bubble_time;
+  const double link = st.dp_comm_link_time;
+  ASSERT_GT(link, 16 * 12 * backward);  // the backwards alone would leave some exposed
+  ASSERT_LT(link, window);              // the whole window hides all but the last block's reductions
+  const double last = st.block_dp_time - 15 * st.block_dp_mb_time;
+  const double exposed = std::max(last, link - (window - backward));
+  EXPECT_NEAR(st.dp_comm_exposed_time, exposed + (link - exposed) * u, 1e-9);
+}
+
 TEST(LlmIteration, OverlappedPipelineSendsExposeOnlyWhatAChunkCannotHide) {
   // GPT-3 175B, TP 8 x PP 8, 3 chunks per stage (Korthikanti et al.'s run). Without pipeline_p2p_overlap every send
   // is exposed: 2 x microbatches x chunks x one send. With it (Megatron-Core's overlap_p2p_comm) a send runs beside

