@@ -35,7 +35,9 @@ struct SetupReport {
   nccl::BandErrors uncalibrated;
   nccl::BandErrors held_out;  // scales fitted on the other setups
   Scales held_out_scales;
-  std::string chosen;  // the algorithms chorus picked, e.g. "Ring/LL, NVLS/Simple"
+  std::string chosen;                         // the algorithms chorus picked, e.g. "Ring/LL, NVLS/Simple"
+  std::vector<nccl::RowError> rows;           // uncalibrated, one per compared size
+  std::vector<nccl::RowError> held_out_rows;  // with the held-out scales
 };
 
 std::string percent(double v, int rows) {
@@ -60,13 +62,15 @@ std::vector<SetupReport> evaluate(const std::vector<MeasuredRun>& runs) {
     const auto rows = nccl::compare(runs[i], {});
     r.uncalibrated = nccl::band_errors(rows);
     r.chosen = chosen_algorithms(rows);
+    r.rows = rows;
     std::vector<MeasuredRun> others;
     for (size_t j = 0; j < runs.size(); ++j) {
       if (j != i)
         others.push_back(runs[j]);
     }
     r.held_out_scales = others.empty() ? Scales{} : nccl::fit_scales(others);
-    r.held_out = nccl::band_errors(nccl::compare(runs[i], r.held_out_scales));
+    r.held_out_rows = nccl::compare(runs[i], r.held_out_scales);
+    r.held_out = nccl::band_errors(r.held_out_rows);
     reports.push_back(std::move(r));
   }
   return reports;
@@ -119,6 +123,24 @@ nlohmann::ordered_json band_json(const nccl::BandErrors& e) {
           {"from_1MiB", e.rows[1] > 0 ? nlohmann::ordered_json(e.mean_abs[1]) : nlohmann::ordered_json(nullptr)},
           {"rows_below_1MiB", e.rows[0]},
           {"rows_from_1MiB", e.rows[1]}};
+}
+
+// Each compared size: measured and predicted bus bandwidth and time, uncalibrated and held out.
+nlohmann::ordered_json rows_json(const SetupReport& r) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const nccl::RowError& u = r.rows[i];
+    const nccl::RowError& h = r.held_out_rows[i];
+    rows.push_back({{"bytes", u.size.count()},
+                    {"measured_busbw_GBps", u.measured_busbw},
+                    {"measured_time_us", u.measured_time_us},
+                    {"busbw_GBps", u.predicted_busbw},
+                    {"time_us", u.predicted_time_us},
+                    {"algorithm", u.algorithm},
+                    {"protocol", u.protocol},
+                    {"held_out_busbw_GBps", h.predicted_busbw}});
+  }
+  return rows;
 }
 
 nlohmann::ordered_json means_json(const Means& m) {
@@ -177,7 +199,8 @@ void run_validate(const ValidateOptions& o) {
                       {"source", r.run->source},
                       {"uncalibrated", band_json(r.uncalibrated)},
                       {"held_out", band_json(r.held_out)},
-                      {"chosen", r.chosen}});
+                      {"chosen", r.chosen},
+                      {"rows", rows_json(r)}});
   }
   doc["setups"] = std::move(setups);
   doc["uncalibrated"] = means_json(means(reports, false));

@@ -134,6 +134,15 @@ TEST(NcclCli, ValidateReportsEverySetup) {
   EXPECT_EQ(j["setups"].size(), 3u);
   EXPECT_TRUE(j["uncalibrated"]["from_1MiB"].is_number());
   EXPECT_TRUE(j["held_out"]["from_1MiB"].is_number());
+  // Every compared size of a setup, sorted by name: nccl-tests#290's 6 sizes from 128 MiB, the first measured at the
+  // log's out-of-place 382.99 GB/s; the predicted bus bandwidth is the predicted time's, 2 x 7/8 x bytes / time.
+  const auto& rows = j["setups"][0]["rows"];
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[0]["bytes"].get<int64_t>(), 134217728);
+  EXPECT_NEAR(rows[0]["measured_busbw_GBps"].get<double>(), 382.99, 1e-9);
+  EXPECT_NEAR(rows[0]["busbw_GBps"].get<double>(), 1.75 * 134217728 / (rows[0]["time_us"].get<double>() * 1e3), 1e-6);
+  EXPECT_EQ(rows[0]["algorithm"], "NVLS");
+  EXPECT_TRUE(rows[0]["held_out_busbw_GBps"].is_number());
   fs::remove_all(dir);
 }
 
