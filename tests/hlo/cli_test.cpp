@@ -304,10 +304,11 @@ TEST(HloCli, CalibrateBadInputExitsTwoNamingFileAndField) {
   std::remove(fusions.c_str());
 }
 
-// The fit on both TPU v3 profiles (docs/hlo.md's table): fitted on both, the aggregate predicted / measured time is
-// within the 20% on each, and closer than the preset's; the matrix efficiency lands on what the one large
-// matmul measured (0.80 of peak, `hlo validate`'s convolution row); leave-one-out is reported for each profile
-// (it misses the floor: docs/hlo.md says why). The fitted system file reads back and reproduces the fitted ratio.
+// The fit on the bert and resnet TPU v3 profiles (docs/hlo.md, "Seven TPU v3 profiles"): fitted on both, the aggregate
+// predicted / measured time is within the 20% on each, and closer than the preset's; the matrix efficiency
+// lands on what the one large matmul measured (0.80 of peak, `hlo validate`'s convolution row); leave-one-out is
+// reported for each profile (it misses the floor: docs/hlo.md says why). The fitted system file reads back and
+// reproduces the fitted ratio.
 TEST(HloCli, CalibrateOnTheTpuV3Profiles) {
   const std::string out = (std::filesystem::temp_directory_path() / "chorus_hlo_fitted.json").string();
   const auto r = run_chorus({"hlo", "calibrate", data("bert_tpuv3_op_profile.csv"), data("resnet_tpuv3_op_profile.csv"),
