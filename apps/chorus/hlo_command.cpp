@@ -234,16 +234,8 @@ void run_calibrate(const CalibrateOptions& o) {
   const hlo::OpTimeFit fitted = hlo::fit_op_times(all);
   before.ops = fitted.ops;
   before.error = hlo::op_time_error(all, before);
-  // Leave one profile out: fitted on the others, scored on this one (needs two profiles or more).
-  std::vector<std::optional<hlo::OpTimeFit>> left_out(validations.size());
-  if (validations.size() > 1)
-    for (size_t i = 0; i < validations.size(); ++i) {
-      std::vector<const hlo::ProfileValidation*> others;
-      for (size_t k = 0; k < validations.size(); ++k)
-        if (k != i)
-          others.push_back(&validations[k]);
-      left_out[i] = hlo::fit_op_times(others);
-    }
+  // Leave one profile out: fitted on the others, scored on this one (empty for a single profile).
+  const std::vector<hlo::LeftOutProfile> left_out = hlo::leave_one_profile_out(all);
   if (!o.out.empty())
     write_output_file(o.out, Argument{"out"}, hlo::system_json(hlo::with_fit(system, fitted)));
   if (o.json) {
@@ -258,9 +250,9 @@ void run_calibrate(const CalibrateOptions& o) {
                           {"aggregate_ratio_fitted", hlo::aggregate_ratio(v, fitted)},
                           {"aggregate_ratio_leave_one_out", nullptr},
                           {"leave_one_out_fit", nullptr}};
-      if (left_out[i]) {
-        p["aggregate_ratio_leave_one_out"] = hlo::aggregate_ratio(v, *left_out[i]);
-        p["leave_one_out_fit"] = fit_json(*left_out[i]);
+      if (i < left_out.size()) {
+        p["aggregate_ratio_leave_one_out"] = left_out[i].ratio;
+        p["leave_one_out_fit"] = fit_json(left_out[i].fit);
       }
       j["profiles"].push_back(std::move(p));
     }
@@ -275,13 +267,16 @@ void run_calibrate(const CalibrateOptions& o) {
   fmt::print("{:<10} {:>8.3f} {:>8.3f} {:>8.3f} {:>14.3f} {:>10.4f}\n", "fitted", fitted.matrix, fitted.memory,
              fitted.vector, fitted.op_overhead * 1e6, fitted.error);
   fmt::print("aggregate predicted / measured time over the rebuilt non-collective ops:\n");
-  fmt::print("{:<48} {:>5} {:>8} {:>8} {:>14}\n", "profile", "ops", "before", "fitted", "leave-one-out");
+  size_t width = 48;  // the profile column: wide enough for the longest path given
+  for (const auto& v : validations)
+    width = std::max(width, v.name.size());
+  fmt::print("{:<{}} {:>5} {:>8} {:>8} {:>14}\n", "profile", width, "ops", "before", "fitted", "leave-one-out");
   for (size_t i = 0; i < validations.size(); ++i) {
     const hlo::ProfileValidation& v = validations[i];
     const auto n = std::count_if(v.rows.begin(), v.rows.end(), hlo::fits_row);
-    fmt::print("{:<48} {:>5} {:>8.3f} {:>8.3f} {:>14}\n", v.name, n, hlo::aggregate_ratio(v, before),
+    fmt::print("{:<{}} {:>5} {:>8.3f} {:>8.3f} {:>14}\n", v.name, width, n, hlo::aggregate_ratio(v, before),
                hlo::aggregate_ratio(v, fitted),
-               left_out[i] ? fmt::format("{:.3f}", hlo::aggregate_ratio(v, *left_out[i])) : std::string("-"));
+               i < left_out.size() ? fmt::format("{:.3f}", left_out[i].ratio) : std::string("-"));
   }
   if (!o.out.empty())
     fmt::print("wrote {}\n", o.out);

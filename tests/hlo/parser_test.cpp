@@ -1,6 +1,7 @@
 // Tests of the HLO text reader: structure, shapes, layouts, attributes, calls, the real DLRM module, bad input.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "chorus/core/error.hpp"
@@ -88,8 +89,8 @@ TEST(HloParser, ReadsOperandsWithoutShapesAndNamesWithoutPercent) {
 // The real MLPerf DLRM module: 307 computations and 2923 instructions by a line count of the file
 // (grep -cE '^(ENTRY )?%' and grep -cE '^\s+(ROOT )?%\S+ = '), 286 fusions, no unknown opcodes.
 TEST(HloParser, ReadsTheDlrmModuleWithoutWarnings) {
-  const Module m =
-      read_module(std::string(CHORUS_SOURCE_DIR) + "/tests/data/hlo/dlrm_tpuv3_after_optimizations.hlo.txt");
+  const Module m = read_module(
+      (std::filesystem::path(CHORUS_SOURCE_DIR) / "tests/data/hlo/dlrm_tpuv3_after_optimizations.hlo.txt").string());
   EXPECT_EQ(m.computations.size(), 307u);
   size_t instructions = 0;
   size_t fusions = 0;
@@ -188,6 +189,21 @@ TEST(HloParser, ParsesOneProfileLineWithItsOperandShapes) {
   ASSERT_EQ(c.instructions.size(), 3u);
   EXPECT_EQ(c.instructions[1].shape.dims, (std::vector<int64_t>{32, 76}));
   EXPECT_EQ(c.instructions[0].called.size(), 1u);
+}
+
+// A profile line's conditional with branch_computations={...} (nmt's %conditional.33 has six): each branch becomes
+// its own scalar-add stand-in, as a single to_apply does; the list was taken as one name and the row not rebuilt.
+TEST(HloParser, ProfileLineConditionalCallsEachBranch) {
+  const Module m = parse_instruction_line(
+      "%conditional.1 = f32[8]{0} conditional(s32[]{:T(256)} %i, f32[8]{0} %a, f32[8]{0} %b, f32[8]{0} %c), "
+      "branch_computations={%branch0.1, %branch1.2, %branch2.3}",
+      "profile");
+  const Computation& c = m.computations[static_cast<size_t>(m.entry)];
+  ASSERT_EQ(c.instructions.size(), 5u);  // the conditional and its four operands
+  ASSERT_EQ(c.instructions[0].called.size(), 3u);
+  EXPECT_EQ(m.computations.size(), 4u);
+  EXPECT_EQ(m.computations[static_cast<size_t>(c.instructions[0].called[0])].name, "branch0.1");
+  EXPECT_EQ(m.computations[static_cast<size_t>(c.instructions[0].called[2])].name, "branch2.3");
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
-// Efficiency and per-op overhead fit of the HLO cost model to TPU op profiles (calibration.hpp).
+// Efficiency and per-op overhead fit of the HLO cost model to TPU op profiles, and its leave-one-profile-out
+// score (calibration.hpp).
 #include "chorus/hlo/calibration.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 #include "chorus/core/error.hpp"
 #include "chorus/core/golden_section.hpp"
@@ -93,6 +95,20 @@ OpTimeFit fit_op_times(const std::vector<const ProfileValidation*>& profiles) {
   }
   fit.error = op_time_error(profiles, fit);
   return fit;
+}
+
+std::vector<LeftOutProfile> leave_one_profile_out(const std::vector<const ProfileValidation*>& profiles) {
+  std::vector<LeftOutProfile> out;
+  if (profiles.size() < 2)
+    return out;
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    std::vector<const ProfileValidation*> others = profiles;
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+    LeftOutProfile left{.profile = profiles[i]->name, .fit = fit_op_times(others)};
+    left.ratio = aggregate_ratio(*profiles[i], left.fit);
+    out.push_back(std::move(left));
+  }
+  return out;
 }
 
 OpTimeFit fit_of(const System& system) {

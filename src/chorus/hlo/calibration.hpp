@@ -4,8 +4,10 @@
 //   auto v = hlo::validate_profile(hlo::read_op_profile("bert.csv"), hlo::system_by_name("tpuv3"), "bert");
 //   hlo::OpTimeFit fit = hlo::fit_op_times({&v});
 //   double ratio = hlo::aggregate_ratio(v, fit);  // sum predicted / sum measured over the fitted ops
+//   auto held_out = hlo::leave_one_profile_out({&v, &w});  // each profile scored by a fit on the others
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "chorus/hlo/system.hpp"
@@ -43,6 +45,17 @@ double aggregate_ratio(const ProfileValidation& profile, const OpTimeFit& fit);
 // overhead, in [0, the longest measured op]). A class no fitted op belongs to keeps efficiency 1. Throws
 // chorus::Error when the profiles hold no fitted row.
 OpTimeFit fit_op_times(const std::vector<const ProfileValidation*>& profiles);
+
+// One profile left out of the fit: the fit on all the other profiles, and this profile's aggregate_ratio under it.
+struct LeftOutProfile {
+  std::string profile;  // ProfileValidation::name
+  OpTimeFit fit;        // fitted on the others
+  double ratio = 0;     // aggregate_ratio(profile, fit)
+};
+
+// Leave-one-profile-out: for each profile in order, fit_op_times on all the others and score this one. Empty for
+// fewer than two profiles (nothing to fit on). Throws chorus::Error when the others hold no fitted row.
+std::vector<LeftOutProfile> leave_one_profile_out(const std::vector<const ProfileValidation*>& profiles);
 
 // The efficiencies and overhead `system` already has (1 for a class it does not name): the "before" of a fit.
 OpTimeFit fit_of(const System& system);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -19,6 +20,25 @@ namespace {
 
 bool is_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+}
+
+// The computations an attribute value names: one (`%body`) or a braced list (`{%branch0, %branch1}`), without the
+// `%`s and spaces.
+std::vector<std::string> called_names(std::string_view list) {
+  if (!list.empty() && list.front() == '{')
+    list = list.substr(1, list.size() - (list.back() == '}' ? 2 : 1));
+  std::vector<std::string> names;
+  while (!list.empty()) {
+    const size_t comma = std::min(list.find(','), list.size());
+    std::string_view item = list.substr(0, comma);
+    list.remove_prefix(std::min(comma + 1, list.size()));
+    while (!item.empty() && (item.front() == ' ' || item.front() == '%'))
+      item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ')
+      item.remove_suffix(1);
+    names.emplace_back(item);
+  }
+  return names;
 }
 
 class Parser {
@@ -53,19 +73,19 @@ class Parser {
     for (const auto& [key, value] : m.computations[0].instructions[0].attributes) {
       if (!names_computations(key))
         continue;
-      std::string name = value;
-      std::erase_if(name, [](char ch) { return ch == '%' || ch == '{' || ch == '}' || ch == ' '; });
-      if (m.index.count(name) != 0)
-        continue;
-      Computation reducer = parse_module(
-                                "HloModule r\nENTRY %r { %a = f32[] parameter(0)\n %b = f32[] parameter(1)\n"
-                                " ROOT %s = f32[] add(f32[] %a, f32[] %b)\n}\n",
-                                "reducer")
-                                .computations[0];
-      reducer.name = name;
-      reducer.is_entry = false;
-      m.index.emplace(name, static_cast<int>(m.computations.size()));
-      m.computations.push_back(std::move(reducer));
+      for (const std::string& name : called_names(value)) {  // each branch of branch_computations={...} its own
+        if (m.index.count(name) != 0)
+          continue;
+        Computation reducer = parse_module(
+                                  "HloModule r\nENTRY %r { %a = f32[] parameter(0)\n %b = f32[] parameter(1)\n"
+                                  " ROOT %s = f32[] add(f32[] %a, f32[] %b)\n}\n",
+                                  "reducer")
+                                  .computations[0];
+        reducer.name = name;
+        reducer.is_entry = false;
+        m.index.emplace(name, static_cast<int>(m.computations.size()));
+        m.computations.push_back(std::move(reducer));
+      }
     }
     resolve_calls(m);
     reject_call_cycles(m);  // a reducer named %line would be the row's own computation
@@ -561,18 +581,8 @@ class Parser {
         for (const auto& [key, value] : in.attributes) {
           if (!names_computations(key))
             continue;
-          std::string_view list = value;
-          if (!list.empty() && list.front() == '{')
-            list = list.substr(1, list.size() - 2);
-          while (!list.empty()) {
-            const size_t comma = std::min(list.find(','), list.size());
-            std::string_view item = list.substr(0, comma);
-            list.remove_prefix(std::min(comma + 1, list.size()));
-            while (!item.empty() && (item.front() == ' ' || item.front() == '%'))
-              item.remove_prefix(1);
-            while (!item.empty() && item.back() == ' ')
-              item.remove_suffix(1);
-            const auto it = m.index.find(std::string(item));
+          for (const std::string& item : called_names(value)) {
+            const auto it = m.index.find(item);
             if (it == m.index.end())
               throw Error(file_, fmt::format("line {}, column {}", in.line, in.column),
                           fmt::format("{}=%{} of %{} is not a computation of the module", key, item, in.name));
