@@ -94,6 +94,23 @@ TEST(HloAnalysis, AllReduceIsTwoRingPhasesOverTheNetwork) {
   EXPECT_DOUBLE_EQ(a.collectives[0].bytes, 4000);
 }
 
+// A tiled all-reduce: the network carries the 4000 logical bytes (600 ns, as above); HBM reads and writes the
+// arrays padded to whole tiles, 2 x 1024 x 4 = 8192 bytes (81.92 ns), and the per-group figure is half of that.
+TEST(HloAnalysis, TiledAllReduceSendsLogicalBytesAndMovesPaddedOnes) {
+  const Analysis a =
+      run("HloModule r\n%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+          "  ROOT %s = f32[] add(f32[] %x, f32[] %y)\n}\nENTRY %e {\n  %a = f32[1000]{0:T(1024)} parameter(0)\n"
+          "  ROOT %r = f32[1000]{0:T(1024)} all-reduce(f32[1000]{0:T(1024)} %a), replica_groups={{0,1,2,3}}, "
+          "to_apply=%add\n}\n",
+          {.npus = 4});
+  const InstructionReport& r = find(a, 1);
+  EXPECT_NEAR(r.time_s, 600e-9, 1e-15);
+  EXPECT_DOUBLE_EQ(r.bytes, 8192);
+  EXPECT_DOUBLE_EQ(r.flops, 1000);
+  ASSERT_EQ(a.collectives.size(), 1u);
+  EXPECT_DOUBLE_EQ(a.collectives[0].bytes, 4096);
+}
+
 TEST(HloAnalysis, ReplicaGroupsMustFitTheDeviceCount) {
   const std::string text =
       "HloModule r\n%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"

@@ -127,9 +127,13 @@ TEST(HloCli, BadModulesExitTwoWithFileAndLine) {
   expect_one_line_error({"hlo", "analyze", undefined}, undefined + ": line 3, column 3: operand %q");
   const std::string shape = write_temp("shape.hlo", "HloModule t\nENTRY %e {\n  ROOT %a = f32[4 parameter(0)\n}\n");
   expect_one_line_error({"hlo", "analyze", shape}, shape + ": line 3, column 19: expected ',' or ']'");
+  const std::string tiling =
+      write_temp("tiling.hlo", "HloModule t\nENTRY %e {\n  ROOT %a = f32[4]{0:T(8,0)} parameter(0)\n}\n");
+  expect_one_line_error({"hlo", "analyze", tiling}, tiling + ": line 3, column 26: expected a tile size >= 1");
   std::remove(truncated.c_str());
   std::remove(undefined.c_str());
   std::remove(shape.c_str());
+  std::remove(tiling.c_str());
 }
 
 TEST(HloCli, ReplicaGroupsThatDoNotFitNpusExitTwo) {

@@ -95,6 +95,28 @@ TEST(HloCost, ElementwiseIsOneFlopPerOutputAndTranscendentalsApart) {
   EXPECT_DOUBLE_EQ(cv.bytes, 16384.0 * 1024 * 6);
 }
 
+// Bytes count each array as its tiled layout stores it, padded to whole tiles; FLOPs count the logical elements.
+TEST(HloCost, BytesCountTheTiledLayoutPadding) {
+  // Operand 128 x 32 x 128 x 4 = 2097152 (27 -> 32 rows, 27 -> 128 columns); result 128 x 768 x 4 = 393216
+  // (729 -> 768 = 6 x 128 columns, 128 rows whole): 2490368.
+  const OpCost r = root_cost(
+      "  %a = f32[128,27,27]{2,1,0:T(8,128)} parameter(0)\n"
+      "  ROOT %r = f32[128,729]{1,0:T(8,128)} reshape(f32[128,27,27]{2,1,0:T(8,128)} %a)\n");
+  EXPECT_DOUBLE_EQ(r.bytes, 2490368);
+  EXPECT_DOUBLE_EQ(r.flops, 0);
+  // Two operands and the result of 3072 x 4 bytes each (2432 -> 3 x 1024); 2432 FLOPs.
+  const OpCost add = root_cost(
+      "  %x = f32[2432]{0:T(1024)} parameter(0)\n"
+      "  ROOT %s = f32[2432]{0:T(1024)} add(f32[2432]{0:T(1024)} %x, f32[2432]{0:T(1024)} %x)\n");
+  EXPECT_DOUBLE_EQ(add.bytes, 3 * 3072 * 4);
+  EXPECT_DOUBLE_EQ(add.flops, 2432);
+  // A relayout copy: {1,0} stores 32 x 384 x 4 = 49152 bytes, {0,1} 304 x 128 x 4 = 155648; 204800 in all.
+  const OpCost copy = root_cost(
+      "  %a = f32[27,300]{1,0:T(8,128)} parameter(0)\n"
+      "  ROOT %c = f32[27,300]{0,1:T(8,128)} copy(f32[27,300]{1,0:T(8,128)} %a)\n");
+  EXPECT_DOUBLE_EQ(copy.bytes, 204800);
+}
+
 TEST(HloCost, ReduceAppliesTheReducerOncePerDroppedElement) {
   // bert's %reduce.7721: 32x76 -> scalar, 2431 adds (the profile measures 2431 FLOPs).
   const OpCost c = root_cost(

@@ -159,6 +159,78 @@ TEST(HloParser, ShapeTooLargeForSixtyFourBitSizesIsAnError) {
             "bad.hlo: line 3, column 13: expected a shape of at most 2^50 bytes, found 'f32[1073741824,10737'");
 }
 
+// The shape of a module's one parameter, written `text` (e.g. "f32[8]{0:T(256)}").
+Shape parameter_shape(const std::string& text) {
+  const Module m = parse_module("HloModule t\nENTRY %e {\n  ROOT %a = " + text + " parameter(0)\n}\n", "t.hlo");
+  return m.computations[0].instructions[0].shape;
+}
+
+// A tiled layout stores the array padded to whole tiles of its first tile (XLA's ShapeUtil::ArraySize): each
+// dimension the tile covers, matched from the most minor end of minor_to_major, rounds up to a multiple of its
+// tile size. Sizes by hand; bytes() stays the logical size.
+TEST(HloParser, TiledLayoutPadsTheMinorDimensionsToWholeTiles) {
+  const Shape a = parameter_shape("f32[128,27,27]{2,1,0:T(8,128)}");
+  EXPECT_EQ(a.memory_bytes(), 128 * 32 * 128 * 4);  // dim 2: 27 -> 128, dim 1: 27 -> 32, dim 0 kept
+  EXPECT_EQ(a.bytes(), 128 * 27 * 27 * 4);
+  EXPECT_EQ(a.elements(), 128 * 27 * 27);
+  EXPECT_EQ(parameter_shape("f32[2432]{0:T(1024)}").memory_bytes(), 3072 * 4);            // 2432 -> 3 x 1024
+  EXPECT_EQ(parameter_shape("f32[128,27,27]").memory_bytes(), 128 * 27 * 27 * 4);         // no layout
+  EXPECT_EQ(parameter_shape("f32[128,27,27]{2,1,0}").memory_bytes(), 128 * 27 * 27 * 4);  // no tiling
+  EXPECT_EQ(parameter_shape("f32[128,27,27]{2,1,0:S(5)}").memory_bytes(), 128 * 27 * 27 * 4);
+  // minor_to_major picks the padded dimensions: {1,0} pads dim 1 (300 -> 384) to 128 and dim 0 (27 -> 32) to 8;
+  // {0,1} pads dim 0 (27 -> 128) to 128 and dim 1 (300 -> 304) to 8.
+  EXPECT_EQ(parameter_shape("f32[27,300]{1,0:T(8,128)}").memory_bytes(), 32 * 384 * 4);
+  EXPECT_EQ(parameter_shape("f32[27,300]{0,1:T(8,128)}").memory_bytes(), 128 * 304 * 4);
+  // bf16 with the (2,1) sub-tile: 30522 -> 30528 rows (3816 x 8), 1024 columns whole; the sub-tile pairs rows
+  // within a tile of 8 and adds nothing.
+  EXPECT_EQ(parameter_shape("bf16[30522,1024]{1,0:T(8,128)(2,1)}").memory_bytes(), int64_t{30528} * 1024 * 2);
+  EXPECT_EQ(parameter_shape("bf16[2432]{0:T(1024)(128)(2,1)}").memory_bytes(), 3072 * 2);
+  // Scalars: the one-element array rounds up to one tile (XLA counts the dimensions a tile has beyond the array's
+  // as size 1): 256 x 4 B, 1024 x 1 B.
+  EXPECT_EQ(parameter_shape("f32[]{:T(256)}").memory_bytes(), 256 * 4);
+  EXPECT_EQ(parameter_shape("pred[]{:T(1024)}").memory_bytes(), 1024);
+  EXPECT_EQ(parameter_shape("f32[5]{0:T(8,128)}").memory_bytes(), 8 * 128 * 4);  // 5 -> 128, and 1 row -> 8
+  EXPECT_EQ(parameter_shape("f32[8,100]{1,0:T(8,128)S(5)}").memory_bytes(), 8 * 128 * 4);
+  // '*' folds a dimension into the next more minor one (openxla's tiled_layout.md): [2,7,8,11,10] by (*,*,2,*,3)
+  // is [112,110] by (2,3), 112 rows already even and 110 -> 111 columns.
+  EXPECT_EQ(parameter_shape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}").memory_bytes(), 112 * 111 * 4);
+  // A tuple: the sum of its padded leaves, 256 x 4 + 8 x 128 x 2.
+  EXPECT_EQ(parameter_shape("(f32[5]{0:T(256)}, bf16[3,3]{1,0:T(8,128)(2,1)})").memory_bytes(), 1024 + 2048);
+}
+
+TEST(HloParser, MalformedTilingIsOneErrorLine) {
+  auto error_for = [](const std::string& shape) {
+    return error_of("HloModule t\nENTRY %e {\n  ROOT %a = " + shape + " parameter(0)\n}\n");
+  };
+  EXPECT_EQ(error_for("f32[4]{0:T(0)}"),
+            "bad.hlo: line 3, column 24: expected a tile size >= 1, found '0)} parameter(0)'");
+  EXPECT_EQ(error_for("f32[4]{0:T(-8)}"),
+            "bad.hlo: line 3, column 24: expected a tile size >= 1, found '-8)} parameter(0)'");
+  EXPECT_EQ(error_for("f32[4]{0:T(8,)}"), "bad.hlo: line 3, column 26: expected a tile size, found ')} parameter(0)'");
+  EXPECT_EQ(error_for("f32[4]{0:T(8,128}"),
+            "bad.hlo: line 3, column 29: expected ',' or ')' in a tile, found '} parameter(0)'");
+  EXPECT_EQ(error_for("f32[4]{0:T(*)}"),
+            "bad.hlo: line 3, column 25: expected a tile whose most minor size is a number, not '*', found ')} "
+            "parameter(0)'");
+  EXPECT_EQ(error_for("f32[4]{0:T(8)T(8)}"),
+            "bad.hlo: line 3, column 26: expected one tiling T(...) in a layout, found 'T(8)} parameter(0)'");
+  EXPECT_EQ(error_for("f32[4]{0:Q}"),
+            "bad.hlo: line 3, column 22: expected a layout field such as T(8,128) or S(1), or '}' closing the "
+            "layout, found 'Q} parameter(0)'");
+  EXPECT_EQ(error_for("f32[4,4]{1,1:T(8,128)}"),
+            "bad.hlo: line 3, column 24: expected each dimension number of the rank-2 shape at most once in its "
+            "layout, found '1:T(8,128)} paramete'");
+  EXPECT_EQ(error_for("f32[4,4]{1:T(8,128)}"),
+            "bad.hlo: line 3, column 23: expected all 2 dimension numbers of the shape in its layout, found "
+            "':T(8,128)} parameter'");
+  // 4 elements padded to one tile of 2^50: 2^52 bytes.
+  EXPECT_EQ(error_for("f32[4]{0:T(1125899906842624)}"),
+            "bad.hlo: line 3, column 13: expected a shape of at most 2^50 bytes once padded to whole tiles, found "
+            "'f32[4]{0:T(112589990'");
+  EXPECT_EQ(error_of("HloModule t\nENTRY %e {\n  ROOT %a = f32[4]{0:T(8"),
+            "bad.hlo: line 3, column 25: expected ',' or ')' in a tile, found end of file");
+}
+
 TEST(HloParser, MissingEntryAndMissingHeaderAreErrors) {
   EXPECT_EQ(error_of("HloModule t\n%c {\n  ROOT %a = f32[4] parameter(0)\n}\n"),
             "bad.hlo: ENTRY: no ENTRY computation in the module");

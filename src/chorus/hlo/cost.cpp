@@ -391,10 +391,10 @@ OpCost CostModel::cost(const Computation& c, const Instruction& in) const {
         op == "map" ? out : static_cast<double>(operand_shape(c, in, in.operands.size() - 1).elements());
     oc.flops = elements * called_flops(in, 0);
   }
-  if (!is_free(op)) {
-    double bytes = static_cast<double>(in.shape.bytes());
+  if (!is_free(op)) {  // memory traffic: each array as stored, padded to whole tiles of its layout
+    double bytes = static_cast<double>(in.shape.memory_bytes());
     for (const int k : in.operands)
-      bytes += static_cast<double>(c.instructions[static_cast<size_t>(k)].shape.bytes());
+      bytes += static_cast<double>(c.instructions[static_cast<size_t>(k)].shape.memory_bytes());
     oc.bytes = bytes;
   }
   return oc;

@@ -6,6 +6,7 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <unordered_set>
 #include <vector>
@@ -330,7 +331,7 @@ class Parser {
       }
       int64_t bytes = 0;
       for (const Shape& leaf : sh.tuple)
-        if (__builtin_add_overflow(bytes, leaf.bytes(), &bytes) || bytes > (int64_t{1} << 50)) {
+        if (__builtin_add_overflow(bytes, leaf.memory_bytes(), &bytes) || bytes > (int64_t{1} << 50)) {
           p_ = tuple_start;
           fail("a shape of at most 2^50 bytes");
         }
@@ -372,8 +373,106 @@ class Parser {
       }
     ++p_;
     if (at('{'))
-      skip_balanced();  // the layout, e.g. {1,0:T(8,128)(2,1)S(5)}
+      layout(sh, start);
     return sh;
+  }
+
+  // A layout, e.g. {1,0:T(8,128)(2,1)S(5)}: its minor_to_major order and first tile give the shape's elements
+  // padded to whole tiles; sub-tiles are read and dropped, the other fields (S(n), E(n), D(...)...) skipped.
+  void layout(Shape& sh, size_t shape_start) {
+    ++p_;  // '{'
+    minor_to_major(sh.dims.size());
+    tile_.clear();
+    if (at(':')) {
+      ++p_;
+      layout_fields();
+    }
+    expect('}', "'}' closing the layout");
+    if (tile_.empty())
+      return;
+    const std::optional<int64_t> padded = tiled_elements(sh.dims, order_, tile_);
+    int64_t bytes = 0;
+    if (!padded || __builtin_mul_overflow(*padded, element_size(sh.element_type), &bytes) ||
+        bytes > (int64_t{1} << 50)) {
+      p_ = shape_start;
+      fail("a shape of at most 2^50 bytes once padded to whole tiles");
+    }
+    sh.padded_elements = *padded;
+  }
+
+  // The dimension numbers before a layout's ':' or '}', into order_: none, or each of the `rank` dimensions once.
+  void minor_to_major(size_t rank) {
+    std::vector<int64_t>& order = order_;
+    order.clear();
+    for (skip_blanks(); !at(':') && !at('}'); skip_blanks()) {
+      const size_t start = p_;
+      const int64_t d = integer("a dimension number in the layout");
+      if (d < 0 || static_cast<size_t>(d) >= rank || std::find(order.begin(), order.end(), d) != order.end()) {
+        p_ = start;
+        fail(fmt::format("each dimension number of the rank-{} shape at most once in its layout", rank));
+      }
+      order.push_back(d);
+      skip_blanks();
+      if (at(','))
+        ++p_;
+      else if (!at(':') && !at('}'))
+        fail("',', ':' or '}' in the layout");
+    }
+    if (!order.empty() && order.size() != rank)
+      fail(fmt::format("all {} dimension numbers of the shape in its layout", rank));
+  }
+
+  // The fields after a layout's ':' up to its '}': one tiling T(...)(...)..., whose first tile goes to tile_, and
+  // other fields, each a name and a bracketed value, skipped.
+  void layout_fields() {
+    for (skip_blanks(); !at('}'); skip_blanks()) {
+      if (at('T') && s_.substr(p_ + 1, 1) == "(") {
+        if (!tile_.empty())
+          fail("one tiling T(...) in a layout");
+        ++p_;
+        tile(tile_);
+        while (at('('))
+          tile(sub_tile_);  // read, checked and dropped
+        continue;
+      }
+      const size_t start = p_;
+      while (p_ < s_.size() && !at('(') && !at('}') && !at(')') && !at(',') && !at(':') && s_[p_] != ' ' &&
+             s_[p_] != '\n')
+        ++p_;
+      if (p_ == start || !at('(')) {
+        p_ = start;
+        fail("a layout field such as T(8,128) or S(1), or '}' closing the layout");
+      }
+      skip_balanced();
+    }
+  }
+
+  // One tile, e.g. (8,128) or (*,2), read into t: its sizes from major to minor, -1 for '*' (its dimension folded
+  // into the next more minor one, which a last '*' does not have).
+  void tile(std::vector<int64_t>& t) {
+    expect('(', "'(' opening a tile");
+    t.clear();
+    for (skip_blanks();; skip_blanks()) {
+      const size_t start = p_;
+      if (at('*')) {
+        ++p_;
+        t.push_back(-1);
+      } else if (const int64_t v = integer("a tile size"); v >= 1) {
+        t.push_back(v);
+      } else {
+        p_ = start;
+        fail("a tile size >= 1");
+      }
+      skip_blanks();
+      if (at(')'))
+        break;
+      if (!at(','))
+        fail("',' or ')' in a tile");
+      ++p_;
+    }
+    if (t.back() == -1)
+      fail("a tile whose most minor size is a number, not '*'");
+    ++p_;
   }
 
   void computation(Module& m) {
@@ -604,6 +703,9 @@ class Parser {
   std::vector<size_t> line_starts_;
   std::unordered_set<std::string> warned_;
   std::vector<Shape> operand_shapes_;        // as printed with the operands of the instruction being read
+  std::vector<int64_t> order_;               // the minor_to_major order of the layout being read
+  std::vector<int64_t> tile_;                // its first tile
+  std::vector<int64_t> sub_tile_;            // a sub-tile of it, read and dropped
   static constexpr int kMaxTupleDepth = 64;  // bounds the recursion on hostile input
   int tuple_depth_ = 0;
   bool standalone_ = false;
