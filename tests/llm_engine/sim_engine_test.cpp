@@ -158,6 +158,27 @@ TEST(SimEngine, ValidationSummarisesEachSourceApart) {
   EXPECT_NE(table.find("again                1 run: mean |error|"), std::string::npos) << table;
 }
 
+TEST(SimEngine, ValidationRunsOnlyTheMeasuredRunsGiven) {
+  // With --measured, Table 5 (A100) is not added: one NeMo H100 row in, one source of one run out (before, the 8
+  // Table 5 runs came too, and on an H100 system their errors entered the overall mean).
+  namespace fs = std::filesystem;
+  const fs::path csv = fs::temp_directory_path() / "chorus-validate-one-run.csv";
+  {
+    std::ofstream out(csv);
+    out << "source,name,model,exec,metric,value\n"
+        << "nemo-24.07-h100,LLAMA3-8B 8 GPUs," << kSource << "/validation/llm/models/llama3-8B.json," << kSource
+        << "/validation/llm/execs/nemo-llama3-8B_8.json,tokens_per_s_per_gpu,12036\n";
+  }
+  const auto run = run_chorus(
+      {"llm", "validate", "--engine", "sim", "--system", "h100-80gb", "--measured", csv.string(), "--json"}, false);
+  fs::remove(csv);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  ASSERT_EQ(j["sources"].size(), 1u) << run.out;
+  EXPECT_EQ(j["sources"][0]["source"], "nemo-24.07-h100");
+  EXPECT_EQ(j["sources"][0]["runs"], 1);
+}
+
 TEST(SimEngine, GeneratedTracesAreWhatTheEngineSimulates) {
   // generate llm --exec writes the engine's traces; chorus sim of them on the planner's tiers as a network file
   // (the same switches, bandwidths and latencies) with the engine's settings finishes when the engine does.
