@@ -64,7 +64,7 @@ double forwards_after_first_backward(const Execution& exe, const PipelineShape& 
   const int64_t v = shape.chunks;
   const int64_t total = shape.microbatches * v;
   const int64_t before = v == 1 ? pp : (pp - 1) * 2 + (v - 1) * pp + 1;
-  return static_cast<double>(std::max<int64_t>(0, total - std::min(total, before)));
+  return static_cast<double>(std::max<int64_t>(0, total - before));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "chorus/core/assert.hpp"
 #include "chorus/runtime/runtime.hpp"
+#include "chorus/runtime/time_spans.hpp"
 
 namespace chorus {
 
@@ -85,23 +86,13 @@ std::vector<std::pair<uint32_t, Time>> charge_exposed_blocking_first(
     return out;
   }
   // What the background transfers may be charged for: neither compute nor a blocking transfer runs.
-  std::vector<std::pair<Time, Time>> covered = compute;
+  std::vector<Span> covered = compute;
   for (const auto& [start, end, node] : first)
     covered.emplace_back(start, end);
-  std::sort(covered.begin(), covered.end());
-  std::vector<std::pair<Time, Time>> hidden;
-  for (const auto& span : covered) {
-    if (!hidden.empty() && span.first <= hidden.back().second) {
-      hidden.back().second = std::max(hidden.back().second, span.second);
-    } else {
-      hidden.push_back(span);
-    }
-  }
-  for (const auto& charged : charge_exposed(background, hidden))
+  for (const auto& charged : charge_exposed(background, merged(std::move(covered))))
     out.push_back(charged);
-  transfers = std::move(first);
-  transfers.insert(transfers.end(), background.begin(), background.end());
-  std::sort(transfers.begin(), transfers.end());
+  // Both halves come back sorted by start (charge_exposed sorts them).
+  std::merge(first.begin(), first.end(), background.begin(), background.end(), transfers.begin());
   return out;
 }
 
@@ -262,6 +253,20 @@ void ReleaseLog::charge(uint32_t npu, uint32_t node, Time time) {
     to = messages[npus[npu].ended_by[node]];  // a receive's exposure belongs to its message, named by its send
   const WorkloadNode& charged = workload.npus[to.first].nodes[to.second];
   npus[to.first].exposed[charged.pattern][static_cast<size_t>(kind_of(charged))] += weighted;
+}
+
+std::vector<bool> ReleaseLog::waited_for(uint32_t npu) const {
+  const std::vector<WorkloadNode>& nodes = workload.npus[npu].nodes;
+  const std::vector<uint32_t>& issued_by = npus[npu].issued_by;
+  std::vector<bool> waited(nodes.size(), false);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].type != NodeType::Comp)
+      continue;
+    // The chain of non-compute releasers above a compute node; a chain already marked was walked from there on.
+    for (uint32_t r = issued_by[i]; r != kNone && !waited[r] && nodes[r].type != NodeType::Comp; r = issued_by[r])
+      waited[r] = true;
+  }
+  return waited;
 }
 
 CriticalPath walk_critical_path(const RunReport& report, const ReleaseLog& log,

@@ -88,6 +88,9 @@ struct ReleaseLog {
   void count(uint32_t npu, const WorkloadNode& n);
   // Charges exposed communication of `node` on `npu` to it (a collective), or to its message's send (a receive).
   void charge(uint32_t npu, uint32_t node, Time time);
+  // Per node of `npu`: whether the GPU stream waited for it, i.e. its end released a compute node or released a
+  // node that did (a TP Reduce-Scatter, then the All-Gather the next GEMM needs). Valid once the run is over.
+  std::vector<bool> waited_for(uint32_t npu) const;
 
   const Workload& workload;
   std::vector<Npu> npus;

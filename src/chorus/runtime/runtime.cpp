@@ -24,6 +24,7 @@
 #include "chorus/runtime/link_usage.hpp"
 #include "chorus/runtime/overlap_slowdown.hpp"
 #include "chorus/runtime/replicas.hpp"
+#include "chorus/runtime/time_spans.hpp"
 
 namespace chorus {
 
@@ -59,8 +60,6 @@ struct ContendedCollective {
   std::vector<std::pair<uint32_t, uint32_t>> members;  // (npu, node)
   size_t report = 0;                                   // index in RunReport::collectives
 };
-
-using Span = std::pair<Time, Time>;
 
 struct Executor {
   std::vector<uint32_t> pending_deps;
@@ -118,19 +117,6 @@ Resource resource_of(const WorkloadNode& n) {
     default:
       return Resource::Free;
   }
-}
-
-std::vector<Span> merged(std::vector<Span> spans) {
-  std::sort(spans.begin(), spans.end());
-  std::vector<Span> out;
-  for (const Span& s : spans) {
-    if (!out.empty() && s.first <= out.back().second) {
-      out.back().second = std::max(out.back().second, s.second);
-    } else {
-      out.push_back(s);
-    }
-  }
-  return out;
 }
 
 Time total(const std::vector<Span>& spans) {
@@ -709,20 +695,7 @@ class Runtime {
   // from the one sort both need.
   std::vector<Span> log_exposed(uint32_t npu, const std::vector<Span>& compute) {
     std::vector<std::tuple<Time, Time, uint32_t>> transfers = std::move(executors_[npu].transfers);
-    // The GPU stream waited for a transfer whose end released a compute node, or released one that did (a TP
-    // Reduce-Scatter, then the All-Gather the next GEMM needs): the chain of non-compute releasers above each
-    // compute node.
-    const std::vector<WorkloadNode>& nodes = workload_.npus[npu].nodes;
-    const std::vector<uint32_t>& issued_by = log_->npus[npu].issued_by;
-    std::vector<bool> blocking(nodes.size(), false);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (nodes[i].type != chakra::NodeType::Comp)
-        continue;
-      for (uint32_t r = issued_by[i]; r != ReleaseLog::kNone && !blocking[r] && nodes[r].type != chakra::NodeType::Comp;
-           r = issued_by[r])
-        blocking[r] = true;
-    }
-    for (const auto& [node, time] : charge_exposed_blocking_first(transfers, compute, blocking))
+    for (const auto& [node, time] : charge_exposed_blocking_first(transfers, compute, log_->waited_for(npu)))
       log_->charge(npu, node, time);
     std::vector<Span> out;
     for (const auto& [start, end, node] : transfers) {
