@@ -158,13 +158,9 @@ TEST(LlmIteration, FixedRecomputeMakesDataParallelOverlapHelp) {
   EXPECT_GT(buggy.total_time, fixed.total_time);
 }
 
-TEST(LlmIteration, ZeroTwoReduceScattersEveryMicrobatchAndGathersOnce) {
-  // ZeRO-2 keeps no whole gradient buffer: each of the m microbatches reduce-scatters every block's gradients;
-  // the updated weights are all-gathered once per iteration, as ZeRO-1 does. So ZeRO-2's DP link time is ZeRO-1's
-  // plus (m - 1) reduce-scatters per block.
-  const Application app = paper_application(korthikanti2022_runs()[1]);  // GPT-3 175B, 96 blocks
-  const System sys = a100();
-  IterationModel model(app, sys);
+// GPT-3 175B on 256 GPUs, TP 8 x PP 8 x DP 4, 16 microbatches of 4, the distributed optimizer, overlapped DP on
+// the NIC tier, with ZeRO stage `zero`: the ZeRO-2 tests' job.
+Execution gpt3_dp4_sharded(Fsdp zero) {
   Execution e = paper_execution(korthikanti2022_runs()[1], Technique::kSeqSel, 0);  // TP 8 x PP 8
   e.data_par = 4;
   e.num_procs = 256;
@@ -173,10 +169,19 @@ TEST(LlmIteration, ZeroTwoReduceScattersEveryMicrobatchAndGathersOnce) {
   e.data_par_net = 1;
   e.optimizer_sharding = true;
   e.data_par_overlap = true;
-  e.fsdp = Fsdp::kZero1;
-  const Stats zero1 = model.evaluate(e);
-  e.fsdp = Fsdp::kZero2;
-  const Stats zero2 = model.evaluate(e);
+  e.fsdp = zero;
+  return e;
+}
+
+TEST(LlmIteration, ZeroTwoReduceScattersEveryMicrobatchAndGathersOnce) {
+  // ZeRO-2 keeps no whole gradient buffer: each of the m microbatches reduce-scatters every block's gradients;
+  // the updated weights are all-gathered once per iteration, as ZeRO-1 does. So ZeRO-2's DP link time is ZeRO-1's
+  // plus (m - 1) reduce-scatters per block.
+  const Application app = paper_application(korthikanti2022_runs()[1]);  // GPT-3 175B, 96 blocks
+  const System sys = a100();
+  IterationModel model(app, sys);
+  const Stats zero1 = model.evaluate(gpt3_dp4_sharded(Fsdp::kZero1));
+  const Stats zero2 = model.evaluate(gpt3_dp4_sharded(Fsdp::kZero2));
   const double blocks = 12, microbatches = 16;
   const double block_bytes = zero1.block.weights * 2;  // fp16 gradients of one block on one rank
   const double rs = sys.networks[1].op_time(Collective::kReduceScatter, block_bytes, 4);
@@ -197,16 +202,8 @@ TEST(LlmIteration, ZeroTwoReductionsHideBehindLaterForwardsAndTheBubble) {
   const Application app = paper_application(korthikanti2022_runs()[1]);  // GPT-3 175B, 96 blocks
   System sys = a100();
   sys.networks[1].bytes_per_second /= 2.6;
-  Execution e = paper_execution(korthikanti2022_runs()[1], Technique::kSeqSel, 0);  // TP 8 x PP 8
+  Execution e = gpt3_dp4_sharded(Fsdp::kZero2);
   e.pipeline_interleaving = 1;
-  e.data_par = 4;
-  e.num_procs = 256;
-  e.batch_size = 256;
-  e.microbatch_size = 4;
-  e.data_par_net = 1;
-  e.optimizer_sharding = true;
-  e.data_par_overlap = true;
-  e.fsdp = Fsdp::kZero2;
   const Stats st = IterationModel(app, sys).evaluate(e);
   ASSERT_EQ(st.shape.microbatches, 16);
   ASSERT_EQ(st.shape.blocks_per_proc, 12);
